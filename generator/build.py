@@ -1,0 +1,89 @@
+"""The build pipeline: inputs -> Collection -> Digest -> Markdown files -> MkDocs site."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.analyse import analyse
+from generator.config import Settings
+from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.model import Digest
+from generator.progress import Reporter
+from generator.render import PageRenderer, RenderOptions
+from generator.site import DocsWriteReport, build_site, mathjax_files, write_docs
+from generator.sources import read_collection
+
+CACHE_FILE = "embeddings.sqlite3"
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    inputs: tuple[Path, ...]
+    docs_dir: Path
+    site_dir: Path | None
+    """``None`` writes the Markdown only."""
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    digest: Digest
+    docs: DocsWriteReport
+    embedded: int
+    cached: int
+
+
+def open_embedder(settings: Settings, model: str | None = None) -> CachedEmbedder:
+    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_FILE)
+    return CachedEmbedder(SentenceTransformerEmbedder(model or settings.model), cache)
+
+
+def build_digest(
+    settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None = None
+) -> BuildResult:
+    with reporter.stage("read inputs"):
+        collection = read_collection(list(request.inputs), name=request.name)
+    for warning in collection.warnings:
+        reporter.warn(warning)
+    reporter.info(f"{collection.name}: {len(collection.papers)} papers")
+
+    own_embedder = embedder is None
+    embedder = embedder or open_embedder(settings)
+    if isinstance(embedder, CachedEmbedder) and embedder.cache.was_reset:
+        reporter.warn(
+            f"embedding cache {embedder.cache.path} was unreadable or from another version; rebuilt it"
+        )
+    try:
+        digest = analyse(
+            collection,
+            embedder,
+            reporter,
+            keywords_per_paper=settings.keywords_per_paper,
+            related_per_paper=settings.related_per_paper,
+        )
+    finally:
+        if own_embedder and isinstance(embedder, CachedEmbedder):
+            embedder.cache.close()
+
+    with reporter.stage("render pages"):
+        renderer = PageRenderer(
+            settings.resolve(settings.templates),
+            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+        )
+        files: dict[str, str | bytes] = dict(renderer.render(digest))
+        files.update(mathjax_files())
+        project_docs = settings.project_root / "docs"
+        report = write_docs(
+            files, request.docs_dir, digest.name, project_docs if project_docs.is_dir() else None
+        )
+    reporter.info(f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed")
+
+    if request.site_dir is not None:
+        with reporter.stage("mkdocs build"):
+            build_site(settings.resolve(settings.mkdocs_config), request.docs_dir, request.site_dir)
+        reporter.info(f"site: {request.site_dir}")
+
+    hits = getattr(embedder, "hits", 0)
+    misses = getattr(embedder, "misses", 0)
+    return BuildResult(digest=digest, docs=report, embedded=misses, cached=hits)

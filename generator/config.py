@@ -1,0 +1,64 @@
+"""Digest settings: defaults in ``[tool.paper-digest]`` of the project's pyproject.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from generator.embed import DEFAULT_MODEL
+from generator.errors import DigestError
+
+
+@dataclass(frozen=True)
+class Settings:
+    project_root: Path
+    inputs: tuple[Path, ...] = (Path("abstracts"),)
+    templates: Path = Path("site_templates")
+    cache_dir: Path = Path(".cache/paper-digest")
+    model: str = DEFAULT_MODEL
+    keywords_per_paper: int = 5
+    related_per_paper: int = 5
+    papers_per_list_page: int = 100
+    mkdocs_config: Path = Path("mkdocs.yml")
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def resolve(self, path: Path) -> Path:
+        """A configured path, relative to the project root unless absolute."""
+        return path if path.is_absolute() else self.project_root / path
+
+
+_PATH_FIELDS = {"templates", "cache_dir", "mkdocs_config"}
+_INT_FIELDS = {"keywords_per_paper", "related_per_paper", "papers_per_list_page"}
+
+
+def load_settings(project_root: Path) -> Settings:
+    """Settings from ``project_root/pyproject.toml`` if it has a ``[tool.paper-digest]`` table."""
+    pyproject = project_root / "pyproject.toml"
+    table: dict[str, object] = {}
+    if pyproject.is_file():
+        try:
+            table = (
+                tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("paper-digest", {})
+            )
+        except tomllib.TOMLDecodeError as error:
+            raise DigestError(f"{pyproject}: not valid TOML ({error})") from None
+    known = {f.name for f in fields(Settings)} - {"project_root", "extra"}
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise DigestError(f"{pyproject}: unknown setting {key!r} in [tool.paper-digest]")
+        if name == "inputs":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise DigestError(f"{pyproject}: 'inputs' must be a list of paths")
+            values[name] = tuple(Path(v) for v in value)
+        elif name in _PATH_FIELDS:
+            values[name] = Path(str(value))
+        elif name in _INT_FIELDS:
+            if not isinstance(value, int) or value < 1:
+                raise DigestError(f"{pyproject}: {key!r} must be a positive integer")
+            values[name] = value
+        else:
+            values[name] = str(value)
+    return Settings(project_root=project_root, **values)  # type: ignore[arg-type]

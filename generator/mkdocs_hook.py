@@ -1,0 +1,24 @@
+"""MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest.
+
+The generator records the collection's name in the docs folder's manifest, so a plain
+``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
+``paper-digest build``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.site import MANIFEST_NAME
+
+
+def on_config(config):
+    manifest = Path(config["docs_dir"]) / MANIFEST_NAME
+    try:
+        name = json.loads(manifest.read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return config
+    if isinstance(name, str) and name.strip():
+        config["site_name"] = name.strip()
+    return config

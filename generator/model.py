@@ -1,0 +1,83 @@
+"""The records that flow between stages: sources -> Paper -> analysis -> pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a paper came from, for messages that point the maintainer at the file."""
+
+    path: Path
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper as read from an input file, before any analysis.
+
+    ``title`` is ``None`` when the input gave none; a title is derived later.
+    """
+
+    id: str
+    abstract: str
+    source: SourceLocation
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    url: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    author_keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Everything the readers produced: the digest's name and its papers in input order."""
+
+    name: str
+    papers: tuple[Paper, ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Keyword:
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class RelatedPaper:
+    index: int
+    """Position of the related paper in the digest's paper list."""
+    score: float
+    shared_keywords: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TitledPaper:
+    """A paper with its display title and stable page address settled."""
+
+    paper: Paper
+    title: str
+    title_was_derived: bool
+    slug: str
+
+
+@dataclass
+class AnalysedPaper:
+    entry: TitledPaper
+    keywords: list[Keyword] = field(default_factory=list)
+    related: list[RelatedPaper] = field(default_factory=list)
+
+
+@dataclass
+class Digest:
+    name: str
+    papers: list[AnalysedPaper]
+    model_name: str
+    stats: dict[str, float] = field(default_factory=dict)

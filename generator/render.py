@@ -1,0 +1,292 @@
+"""Rendering: the analysed digest -> Markdown pages (Jinja2 templates) and ``papers.json``.
+
+Everything that came from an input file is data. It reaches Markdown only through
+``markdown_text`` (prose that keeps Markdown emphasis and TeX math but never becomes HTML or a
+link to anything but http(s)) or as an escaped plain string.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from generator import __version__
+from generator.model import AnalysedPaper, Digest
+from generator.text import find_math_spans, keyword_slug
+
+PAPERS_DIR = "papers"
+KEYWORDS_DIR = "keywords"
+LIST_DIR = "browse"
+EXPORT_NAME = "papers.json"
+MIN_PAPERS_PER_KEYWORD_PAGE = 2
+
+_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
+_SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
+# Characters that would start Markdown structure inside inline text: escaped so titles, names and
+# venues read literally. Emphasis (*, _) is left alone in prose on purpose.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|~])")
+
+
+def is_safe_url(url: str | None) -> bool:
+    return bool(url) and bool(_SAFE_URL.match(url or ""))
+
+
+def _escape_prose(text: str) -> str:
+    """HTML-escape, keep links to http(s) (images become links), and make every other bracket
+    literal, so no other link, image or reference definition can form."""
+
+    def literal(part: str) -> str:
+        return html.escape(part, quote=False).replace("[", "\\[").replace("]", "\\]")
+
+    pieces = []
+    last = 0
+    for match in _LINK.finditer(text):
+        pieces.append(literal(text[last : match.start()]))
+        label, target = match.group(2), match.group(3)
+        if is_safe_url(target):
+            pieces.append(f"[{literal(label)}]({html.escape(target)})")
+        else:
+            pieces.append(literal(label))
+        last = match.end()
+    pieces.append(literal(text[last:]))
+    return "".join(pieces)
+
+
+def markdown_text(text: str) -> Markup:
+    """Untrusted prose as Markdown: emphasis and ``$…$`` math kept, HTML shown as text."""
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(_escape_prose(text[last:start]))
+        # Math is handed to arithmatex verbatim; it escapes the TeX itself.
+        math = text[start:end]
+        if math.startswith("$$") and "\n" not in math:
+            math = math[1:-1]  # inline $$…$$ in running text: render it as inline math
+        pieces.append(math)
+        last = end
+    pieces.append(_escape_prose(text[last:]))
+    return Markup("".join(pieces))
+
+
+def markdown_literal(text: str) -> Markup:
+    """Untrusted short text (a name, a venue) that must read exactly as written."""
+    escaped = html.escape(" ".join(text.split()), quote=False)
+    return Markup(_MARKDOWN_PUNCTUATION.sub(r"\\\1", escaped))
+
+
+def markdown_title(text: str) -> Markup:
+    """A title: math kept, everything else literal, on one line."""
+    text = " ".join(text.split())
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(markdown_literal(text[last:start]) if start > last else "")
+        pieces.append(text[start:end])
+        last = end
+    pieces.append(markdown_literal(text[last:]) if last < len(text) else "")
+    return Markup("".join(pieces))
+
+
+def plain_title(text: str) -> str:
+    """A title as plain text for the browser tab and search: math keeps its TeX, minus delimiters."""
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(text[last:start])
+        pieces.append(text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)"))
+        last = end
+    pieces.append(text[last:])
+    return " ".join("".join(pieces).split())
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    directory_urls: bool = True
+    papers_per_list_page: int = 100
+
+
+class PageRenderer:
+    """Turns a ``Digest`` into ``{relative path: file content}`` for the docs folder."""
+
+    def __init__(self, templates_dir: Path, options: RenderOptions | None = None) -> None:
+        self.options = options or RenderOptions()
+        self.environment = Environment(
+            loader=FileSystemLoader(str(templates_dir)),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.environment.filters["md"] = markdown_literal
+        self.environment.filters["md_text"] = markdown_text
+        self.environment.filters["md_title"] = markdown_title
+        self.environment.filters["plain_title"] = plain_title
+        self.environment.filters["yaml"] = lambda value: Markup(json.dumps(value, ensure_ascii=True))
+
+    def site_path(self, markdown_path: str) -> str:
+        """The URL path (relative to the site root) that MkDocs gives a Markdown file."""
+        stem = markdown_path.removesuffix(".md")
+        if not self.options.directory_urls:
+            return f"{stem}.html"
+        if stem == "index":
+            return ""
+        return f"{stem.removesuffix('/index')}/"
+
+    def render(self, digest: Digest) -> dict[str, str]:
+        keyword_papers = _keyword_index(digest.papers)
+        keyword_pages = {
+            keyword: f"{KEYWORDS_DIR}/{keyword_slug(keyword)}.md"
+            for keyword, members in keyword_papers.items()
+            if len(members) >= MIN_PAPERS_PER_KEYWORD_PAGE
+        }
+        paper_paths = [f"{PAPERS_DIR}/{p.entry.slug}.md" for p in digest.papers]
+        files: dict[str, str] = {}
+
+        for index, paper in enumerate(digest.papers):
+            files[paper_paths[index]] = self._template("paper.md.j2").render(
+                digest=digest,
+                paper=_paper_view(paper),
+                keywords=[
+                    {"text": k.text, "page": _relative(keyword_pages.get(k.text), PAPERS_DIR)}
+                    for k in paper.keywords
+                ],
+                related=[
+                    {
+                        "title": digest.papers[r.index].entry.title,
+                        "page": _relative(paper_paths[r.index], PAPERS_DIR),
+                        "score": r.score,
+                        "shared_keywords": list(r.shared_keywords),
+                    }
+                    for r in paper.related
+                ],
+            )
+
+        for keyword, path in keyword_pages.items():
+            files[path] = self._template("keyword.md.j2").render(
+                digest=digest,
+                keyword=keyword,
+                papers=[
+                    {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], KEYWORDS_DIR)}
+                    for i in keyword_papers[keyword]
+                ],
+            )
+        files[f"{KEYWORDS_DIR}/index.md"] = self._template("keywords_index.md.j2").render(
+            digest=digest,
+            keywords=[
+                {
+                    "text": keyword,
+                    "page": _relative(path, KEYWORDS_DIR),
+                    "count": len(keyword_papers[keyword]),
+                }
+                for keyword, path in sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
+            ],
+        )
+        files.update(self._list_pages(digest, paper_paths, keyword_pages))
+        files["about.md"] = self._template("about.md.j2").render(
+            digest=digest,
+            version=__version__,
+            keyword_page_count=len(keyword_pages),
+            min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
+        )
+        files[EXPORT_NAME] = self.export(digest, paper_paths)
+        return files
+
+    def export(self, digest: Digest, paper_paths: list[str]) -> str:
+        records = [
+            {
+                "id": paper.entry.paper.id,
+                "slug": paper.entry.slug,
+                "title": paper.entry.title,
+                "url": self.site_path(paper_paths[index]),
+                "authors": list(paper.entry.paper.authors),
+                "keywords": [k.text for k in paper.keywords],
+                "related": [
+                    {
+                        "id": digest.papers[r.index].entry.paper.id,
+                        "score": r.score,
+                        "shared_keywords": list(r.shared_keywords),
+                    }
+                    for r in paper.related
+                ],
+            }
+            for index, paper in enumerate(digest.papers)
+        ]
+        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+
+    def _list_pages(
+        self, digest: Digest, paper_paths: list[str], keyword_pages: dict[str, str]
+    ) -> dict[str, str]:
+        size = self.options.papers_per_list_page
+        chunks = [
+            list(range(start, start + size))[: len(digest.papers) - start]
+            for start in range(0, len(digest.papers), size)
+        ]
+        page_paths = ["index.md"] + [f"{LIST_DIR}/{number}.md" for number in range(2, len(chunks) + 1)]
+        files = {}
+        for number, (path, chunk) in enumerate(zip(page_paths, chunks, strict=True), start=1):
+            base = path.rpartition("/")[0]
+            files[path] = self._template("index.md.j2").render(
+                digest=digest,
+                page_number=number,
+                page_count=len(chunks),
+                first=chunk[0] + 1,
+                last=chunk[-1] + 1,
+                pages=[{"number": n, "page": _relative(p, base)} for n, p in enumerate(page_paths, start=1)],
+                papers=[
+                    {
+                        "title": digest.papers[i].entry.title,
+                        "page": _relative(paper_paths[i], base),
+                        "keywords": [
+                            {"text": k.text, "page": _relative(keyword_pages.get(k.text), base)}
+                            for k in digest.papers[i].keywords
+                        ],
+                    }
+                    for i in chunk
+                ],
+            )
+        return files
+
+    def _template(self, name: str):
+        return self.environment.get_template(name)
+
+
+def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
+    source = paper.entry.paper
+    return {
+        "id": source.id,
+        "title": paper.entry.title,
+        "title_was_derived": paper.entry.title_was_derived,
+        "abstract": source.abstract,
+        "authors": list(source.authors),
+        "venue": source.venue,
+        "year": source.year,
+        "url": source.url if is_safe_url(source.url) else None,
+        "author_keywords": list(source.author_keywords),
+    }
+
+
+def _keyword_index(papers: list[AnalysedPaper]) -> dict[str, list[int]]:
+    index: dict[str, list[int]] = defaultdict(list)
+    for position, paper in enumerate(papers):
+        for keyword in paper.keywords:
+            index[keyword.text].append(position)
+    return dict(index)
+
+
+def _relative(path: str | None, from_dir: str) -> str | None:
+    """A Markdown link from a page in ``from_dir`` to ``path`` (both relative to the docs root)."""
+    if path is None:
+        return None
+    if not from_dir:
+        return path
+    depth = from_dir.count("/") + 1
+    return "../" * depth + path

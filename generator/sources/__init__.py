@@ -1,0 +1,116 @@
+"""Readers: one module per input format, each turning a file into ``Paper`` records.
+
+``read_collection`` takes files and folders of any supported kind, reads them all
+before anything is written, and merges them into one ``Collection``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from generator.errors import DigestError, InputError
+from generator.model import Collection, Paper
+from generator.sources import jsonl, plaintext
+from generator.sources.base import FileContents, paper_id_from_abstract
+
+__all__ = ["FileContents", "paper_id_from_abstract", "read_collection"]
+
+READERS = {".jsonl": jsonl.read, ".txt": plaintext.read}
+"""Input formats by file suffix."""
+
+DEFAULT_COLLECTION_NAME = "Paper Digest"
+
+
+def expand_inputs(paths: Sequence[Path]) -> list[Path]:
+    """Files named directly, plus every supported file inside named folders (sorted, not recursive)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in READERS)
+            if not found:
+                raise InputError(path, None, f"folder holds no input files ({', '.join(sorted(READERS))})")
+            files.extend(found)
+        elif path.is_file():
+            if path.suffix.lower() not in READERS:
+                raise InputError(
+                    path,
+                    None,
+                    f"unknown input format {path.suffix or '(no suffix)'!r}; "
+                    f"use {' or '.join(sorted(READERS))}",
+                )
+            files.append(path)
+        elif path.exists():
+            raise InputError(path, None, "not a regular file or folder")
+        else:
+            raise InputError(path, None, "no such file or folder")
+    return files
+
+
+def _dedupe_key(abstract: str) -> str:
+    return re.sub(r"\W+", " ", abstract).strip().lower()
+
+
+def read_collection(paths: Sequence[Path], name: str | None = None) -> Collection:
+    """Read every input, check it as a whole, and return the papers in input order.
+
+    Raises ``InputError`` for anything malformed; nothing is written before this returns.
+    """
+    files = expand_inputs(paths)
+    declared: dict[str, Path] = {}
+    papers: list[Paper] = []
+    for file in files:
+        contents = READERS[file.suffix.lower()](file)
+        if contents.collection_name is not None:
+            declared.setdefault(contents.collection_name, file)
+        papers.extend(contents.papers)
+    if len(declared) > 1 and name is None:
+        listing = "; ".join(f"{path} says {title!r}" for title, path in declared.items())
+        raise DigestError(
+            f"input files name different collections ({listing}); "
+            "build them as separate digests or pass --name to set one name"
+        )
+    if not papers:
+        raise DigestError(f"no abstracts found in {', '.join(str(f) for f in files)}")
+    unique, warnings = _drop_duplicates(papers)
+    _check_unique_ids(unique)
+    collection_name = name or next(iter(declared), None) or _name_from_papers(unique)
+    return Collection(name=collection_name, papers=tuple(unique), warnings=tuple(warnings))
+
+
+def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
+    first_seen: dict[str, Paper] = {}
+    unique: list[Paper] = []
+    warnings: list[str] = []
+    for paper in papers:
+        key = _dedupe_key(paper.abstract)
+        if key in first_seen:
+            warnings.append(
+                f"{paper.source}: same abstract as {first_seen[key].source}; keeping the first one only"
+            )
+            continue
+        first_seen[key] = paper
+        unique.append(paper)
+    return unique, warnings
+
+
+def _check_unique_ids(papers: Iterable[Paper]) -> None:
+    seen: dict[str, Paper] = {}
+    for paper in papers:
+        if paper.id in seen:
+            raise InputError(
+                paper.source.path,
+                paper.source.line,
+                f"id {paper.id!r} is already used by {seen[paper.id].source}; ids must be unique",
+            )
+        seen[paper.id] = paper
+
+
+def _name_from_papers(papers: Sequence[Paper]) -> str:
+    venues = {(p.venue, p.year) for p in papers}
+    if len(venues) == 1:
+        venue, year = next(iter(venues))
+        if venue:
+            return f"{venue} {year} Papers" if year else f"{venue} Papers"
+    return DEFAULT_COLLECTION_NAME

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing: texts sharing words get similar vectors. No model needed."""
+
+    name = "fake-hashing-64"
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str], progress=None) -> np.ndarray:
+        self.calls.append(len(texts))
+        vectors = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % 64
+                vectors[row, bucket] += 1.0
+            vectors[row, 0] += 0.01  # no all-zero rows
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        if progress:
+            progress(len(texts))
+        return vectors
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+def write_text_input(path: Path, name: str, abstracts: Sequence[str]) -> Path:
+    path.write_text(name + "\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+    return path
+
+
+SAMPLE_ABSTRACTS = [
+    "We present GraphMix, a method for semi-supervised node classification with graph neural networks. "
+    "Graph neural networks learn node representations by message passing over the graph.",
+    "We study graph neural networks for node classification and show that message passing "
+    "oversmooths node representations on deep graphs.",
+    "We introduce **C**ontrolled **P**robability sampling for large language models, which improves "
+    "decoding of large language models on reasoning benchmarks with $p < 0.5$ thresholds.",
+    "Large language models can be steered at decoding time. We propose a reward-guided decoding method "
+    "for large language models and evaluate it on reasoning benchmarks.",
+    "We analyse stochastic gradient descent with momentum for convex optimization and prove a convergence "
+    "rate of $O(1/\\sqrt{T})$ for smooth convex objectives.",
+    "This paper studies convex optimization with stochastic gradient descent and derives convergence "
+    "rates for adaptive step sizes in smooth convex problems.",
+    "We propose a diffusion model for image generation that denoises images in a learned latent space "
+    "and improves image generation quality.",
+]
+
+
+@pytest.fixture(scope="session")
+def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The bundled ICML 2024 digest built once with the real model, as a user would build it."""
+    from generator.cli import main
+
+    root = tmp_path_factory.mktemp("bundled")
+    paths = {"docs": root / "docs", "site": root / "site", "cache": root / "cache"}
+    arguments = ["build", "--quiet", "--config", str(PROJECT_ROOT / "mkdocs.yml")]
+    for option in ("docs", "site", "cache"):
+        arguments += [f"--{option}-dir", str(paths[option])]
+    assert main(arguments) == 0
+    paths["arguments"] = arguments  # type: ignore[assignment]
+    return paths

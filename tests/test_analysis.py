@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from generator.analyse import settle_titles
+from generator.embed import CachedEmbedder, EmbeddingCache
+from generator.keywords import extract_keywords
+from generator.model import Keyword, Paper, SourceLocation
+from generator.related import find_related
+from tests.conftest import SAMPLE_ABSTRACTS
+
+
+def test_cache_reuses_vectors_and_keys_by_model_and_text(tmp_path: Path, fake_embedder) -> None:
+    cache = EmbeddingCache(tmp_path / "c.sqlite3")
+    embedder = CachedEmbedder(fake_embedder, cache)
+    first = embedder.embed(["alpha beta", "gamma", "alpha beta"])
+    assert fake_embedder.calls == [2]
+    second = embedder.embed(["gamma", "alpha beta", "delta"])
+    assert fake_embedder.calls == [2, 1]
+    np.testing.assert_array_equal(first[0], second[1])
+    assert EmbeddingCache.key("m1", "t") != EmbeddingCache.key("m2", "t")
+
+
+def test_corrupt_or_foreign_cache_is_rebuilt(tmp_path: Path, fake_embedder) -> None:
+    path = tmp_path / "c.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    cache = EmbeddingCache(path)
+    assert cache.was_reset
+    CachedEmbedder(fake_embedder, cache).embed(["x"])
+    cache.close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    again = EmbeddingCache(path)
+    assert again.was_reset
+    assert again.get_many([EmbeddingCache.key(fake_embedder.name, "x")]) == {}
+
+
+def test_related_never_self_sorted_with_shared_keywords() -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(30, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keywords = [[Keyword("shared", 1.0), Keyword(f"own{i}", 1.0)] for i in range(30)]
+    related = find_related(vectors, keywords, 5)
+    for index, near in enumerate(related):
+        assert len(near) == 5
+        assert index not in [r.index for r in near]
+        scores = [r.score for r in near]
+        assert scores == sorted(scores, reverse=True)
+        expected = vectors[index] @ vectors[near[0].index]
+        assert abs(near[0].score - expected) < 1e-3
+        assert all(r.shared_keywords == ("shared",) for r in near)
+    assert find_related(vectors[:1], keywords[:1], 5) == [[]]
+
+
+def test_keywords_come_from_clean_text(fake_embedder) -> None:
+    texts = ["Our **C**ontrolled **P**robability sampler beats baselines on zeroth-order optimization."]
+    from generator.text import strip_markup
+
+    found = extract_keywords([strip_markup(t) for t in texts], fake_embedder.embed(texts), fake_embedder, 5)
+    words = " ".join(k.text for k in found[0])
+    assert len(found[0]) == 5
+    assert "ontrolled" not in words.replace("controlled", "")
+    assert "*" not in words
+
+
+def test_titles_unique_and_slugs_independent_of_neighbours() -> None:
+    location = SourceLocation(Path("x"), 1)
+    papers = [Paper(id=str(i), abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]
+    twin = Paper(id="twin", abstract=SAMPLE_ABSTRACTS[0] + " Extra.", source=location)
+    alone = {e.paper.id: e.slug for e in settle_titles(papers)}
+    together = settle_titles([twin, *papers])
+    assert {e.paper.id: e.slug for e in together if e.paper.id != "twin"} == alone
+    titles = [e.title for e in together]
+    assert len(set(titles)) == len(titles)

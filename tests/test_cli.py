@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from tests.conftest import PROJECT_ROOT
+
+
+def run(*arguments: str, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *arguments], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version_and_help() -> None:
+    assert run("--version").stdout.strip().startswith("paper-digest ")
+    helped = run("build", "--help")
+    assert helped.returncode == 0
+    assert "--docs-dir" in helped.stdout and "--site-dir" in helped.stdout
+
+
+def test_malformed_input_stops_before_writing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"abstract": "fine"}\n{"title": "no abstract"}\n', encoding="utf-8")
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    code = main(
+        ["build", str(bad), "--config", str(PROJECT_ROOT / "mkdocs.yml"), "--docs-dir", str(docs),
+         "--site-dir", str(site), "--cache-dir", str(tmp_path / "cache")]
+    )  # fmt: skip
+    assert code != 0
+    assert f"{bad}:2: missing 'abstract'" in capsys.readouterr().err
+    assert not docs.exists() and not site.exists()
+
+
+def test_missing_config_is_explained(tmp_path: Path) -> None:
+    result = run("build", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "mkdocs.yml not found" in result.stderr

@@ -1,0 +1,113 @@
+"""The bundled digest built with the real model (all-MiniLM-L6-v2, offline), checked as built."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.render import plain_title
+from generator.text import find_math_spans
+from tests.conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.section = ""
+        self.links: dict[str, list[str]] = {}
+        self._heading = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "h2":
+            self._heading = True
+            self.section = ""
+        elif tag == "a" and self.section:
+            href = dict(attrs).get("href") or ""
+            if not href.startswith("#"):
+                self.links.setdefault(self.section, []).append(href)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "h2":
+            self._heading = False
+
+    def handle_data(self, data: str) -> None:
+        if self._heading and data.strip() and not self.section:
+            self.section = data.strip()
+
+
+def _resolve(site: Path, page_url: str, href: str) -> Path:
+    target = posixpath.normpath(posixpath.join(page_url, href))
+    path = site / target
+    return path / "index.html" if href.endswith("/") or path.is_dir() else path
+
+
+def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
+    site = bundled_build["site"]
+    export = json.loads((site / "papers.json").read_text(encoding="utf-8"))
+    assert len(export) == 57
+    assert len({record["id"] for record in export}) == 57
+
+    abstracts = {p.name: p for p in (PROJECT_ROOT / "abstracts").iterdir()}
+    assert len(abstracts) == 3
+
+    search = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    indexed_titles = {doc["title"] for doc in search["docs"]}
+    pages_with_math = 0
+    by_id = {record["id"]: record for record in export}
+
+    for record in export:
+        page = site / record["url"] / "index.html"
+        assert page.is_file(), record["url"]
+        html = page.read_text(encoding="utf-8")
+        assert len(record["keywords"]) == 5
+        assert all(k.strip() and "*" not in k for k in record["keywords"])
+        assert len(record["related"]) == 5
+        assert record["id"] not in [r["id"] for r in record["related"]]
+        for related in record["related"]:
+            assert related["id"] in by_id
+            assert set(related["shared_keywords"]) <= set(record["keywords"])
+            assert 0 < related["score"] <= 1
+
+        article = html.split("<article", 1)[1].split("</article>", 1)[0]
+        links = _Links()
+        links.feed(article)
+        related_links = links.links.get("Related papers", [])
+        assert len(related_links) == 5
+        for href in related_links:
+            assert _resolve(site, record["url"], href).is_file(), href
+        expected = [by_id[r["id"]]["url"] for r in record["related"]]
+        assert [posixpath.normpath(posixpath.join(record["url"], h)) + "/" for h in related_links] == expected
+        for href in links.links.get("Keywords", []):
+            assert _resolve(site, record["url"], href).is_file(), href
+
+        assert plain_title(record["title"]) in indexed_titles
+        assert "<script" not in article
+        text = re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]", "", re.sub(r"<[^>]+>", "", article), flags=re.S)
+        if find_math_spans(text):
+            pytest.fail(f"raw TeX delimiters left in {record['url']}")
+        if '<span class="arithmatex">\\(' in html:
+            pages_with_math += 1
+
+    assert pages_with_math >= 5
+    assert (site / "assets" / "mathjax" / "tex-mml-chtml.js").is_file()
+    assert (site / "index.html").read_text(encoding="utf-8").count('href="papers/') >= 57
+    assert len(list((site / "keywords").glob("*/index.html"))) >= 1
+
+
+def test_rebuild_keeps_every_url(bundled_build: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    site, docs = bundled_build["site"], bundled_build["docs"]
+    before = (site / "papers.json").read_text(encoding="utf-8")
+    written = {path: path.stat().st_mtime_ns for path in docs.rglob("*.md")}
+    capsys.readouterr()
+    assert main(bundled_build["arguments"]) == 0  # type: ignore[arg-type]
+    assert "(0 texts embedded" in capsys.readouterr().err
+    assert (site / "papers.json").read_text(encoding="utf-8") == before
+    assert {path: path.stat().st_mtime_ns for path in docs.rglob("*.md")} == written

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import markdown
+import pytest
+import yaml
+
+from generator.analyse import analyse
+from generator.model import Collection, Paper, SourceLocation
+from generator.progress import Reporter
+from generator.render import PageRenderer, markdown_text, markdown_title
+from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS
+
+
+def to_html(text: str) -> str:
+    return markdown.markdown(
+        text, extensions=["pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}}
+    )
+
+
+def test_html_in_abstracts_is_shown_as_text() -> None:
+    html = to_html(markdown_text('Hi <script>alert(1)</script> <img src=x onerror="alert(2)"> <!-- c'))
+    assert "<script" not in html and "<img" not in html and "<!--" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_math_and_emphasis_survive() -> None:
+    html = to_html(markdown_text("**C**ontrolled with $a < b$ and $x_1 * y_2$."))
+    assert "<strong>C</strong>ontrolled" in html
+    assert '<span class="arithmatex">\\(a &lt; b\\)</span>' in html
+    assert "\\(x_1 * y_2\\)" in html
+
+
+@pytest.mark.parametrize(
+    "target", ["javascript:alert(1)", "data:text/html;base64,xx", "vbscript:x", "/local"]
+)
+def test_only_http_links_survive(target: str) -> None:
+    html = to_html(markdown_text(f"See [here]({target}) and ![pic]({target})."))
+    assert "<a " not in html and "<img" not in html
+    assert "here" in html
+
+
+def test_http_links_and_titles() -> None:
+    assert '<a href="https://github.com/x">code</a>' in to_html(markdown_text("[code](https://github.com/x)"))
+    html = to_html(markdown_title("[x](javascript:y) *not* $O(n)$ <b>"))
+    assert "<a " not in html and "<em>" not in html and "<b>" not in html
+    assert "\\(O(n)\\)" in html
+
+
+def _digest(fake_embedder, papers: list[Paper]):
+    return analyse(Collection("Test <Digest>", tuple(papers)), fake_embedder, Reporter(quiet=True), 5, 3)
+
+
+def _papers() -> list[Paper]:
+    location = SourceLocation(Path("x.txt"), 1)
+    papers = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]
+    papers.append(
+        Paper(
+            id="evil",
+            abstract="Hostile <script>window.pwned=1</script> text about graph neural networks {{ 7*7 }}.",
+            source=location,
+            title='Evil "title"\n---\nlayout: x <script>',
+            authors=("<b>Mallory</b>", "Bob_the_*builder*"),
+            url="javascript:alert(1)",
+        )
+    )
+    return papers
+
+
+def test_rendered_pages_are_consistent(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    paper_pages = sorted(path for path in files if path.startswith("papers/"))
+    assert len(paper_pages) == len(digest.papers)
+    export = json.loads(files["papers.json"])
+    assert [record["id"] for record in export] == [p.entry.paper.id for p in digest.papers]
+    for record in export:
+        assert f"papers/{record['slug']}.md" in files
+        assert record["url"] == f"papers/{record['slug']}/"
+        assert len(record["related"]) == 3
+        assert record["id"] not in [r["id"] for r in record["related"]]
+    # A keyword page exists exactly for keywords shared by two or more papers.
+    counts: dict[str, int] = {}
+    for record in export:
+        for keyword in record["keywords"]:
+            counts[keyword] = counts.get(keyword, 0) + 1
+    keyword_pages = {path for path in files if path.startswith("keywords/") and path != "keywords/index.md"}
+    assert len(keyword_pages) == sum(1 for c in counts.values() if c >= 2)
+    assert "index.md" in files and "about.md" in files
+
+
+def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    evil = next(p for p in digest.papers if p.entry.paper.id == "evil")
+    page = files[f"papers/{evil.entry.slug}.md"]
+    front_matter = yaml.safe_load(page.split("---\n")[1])
+    assert set(front_matter) == {"title", "paper_id", "keywords"}
+    assert front_matter["title"] == 'Evil "title" --- layout: x <script>'
+    body = to_html(page.split("---\n", 2)[2])
+    assert "<script" not in body and "<b>" not in body
+    assert "{{ 7*7 }}" in body
+    assert "javascript:" not in body
+    assert "&lt;b&gt;Mallory&lt;/b&gt;" in body
+
+
+def test_list_pages_paginate(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    from generator.render import RenderOptions
+
+    files = PageRenderer(PROJECT_ROOT / "site_templates", RenderOptions(papers_per_list_page=3)).render(
+        digest
+    )
+    assert {"index.md", "browse/2.md", "browse/3.md"} <= set(files)
+    assert "browse/4.md" not in files
+    assert "(../papers/" in files["browse/2.md"]

@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.errors import DigestError, InputError
+from generator.sources import read_collection
+from tests.conftest import PROJECT_ROOT, write_text_input
+
+
+def test_bundled_abstracts_are_the_icml_digest() -> None:
+    collection = read_collection([PROJECT_ROOT / "abstracts"])
+    assert collection.name == "ICML 2024 Papers"
+    assert len(collection.papers) == 57
+    assert all(paper.title is None for paper in collection.papers)
+    assert collection.papers[0].abstract.startswith("As the number of accepted papers")
+    assert collection.papers[0].source.line == 3
+
+
+def test_text_format_blocks_crlf_bom_and_multiline(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(
+        "\ufeffMy Papers\r\n\r\nFirst abstract line one\r\nline two.\r\n\r\n\r\nSecond abstract.\r\n".encode()
+    )
+    collection = read_collection([path])
+    assert collection.name == "My Papers"
+    assert [p.abstract for p in collection.papers] == [
+        "First abstract line one\nline two.",
+        "Second abstract.",
+    ]
+    assert [p.source.line for p in collection.papers] == [3, 7]
+
+
+def test_ids_are_stable_hashes_of_the_abstract(tmp_path: Path) -> None:
+    one = read_collection(
+        [write_text_input(tmp_path / "a.txt", "X", ["Alpha beta gamma delta.", "Other one."])]
+    )
+    two = read_collection(
+        [write_text_input(tmp_path / "b.txt", "X", ["New paper first.", "Alpha beta gamma delta."])]
+    )
+    assert one.papers[0].id == two.papers[1].id
+    assert one.papers[0].id != one.papers[1].id
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "fragment"),
+    [
+        (b"", None, "empty"),
+        (b"Just a header\n", 1, "no abstracts"),
+        (
+            b"This is clearly an abstract line\nthat continues on a second line.\n\nAnother.\n",
+            1,
+            "first line",
+        ),
+        (b"Header\n\nGood abstract.\n\nBad \xff byte here.\n", 5, "UTF-8"),
+        (b"\x00\x01\x02binary", None, "binary"),
+    ],
+)
+def test_malformed_text_files_name_file_and_line(tmp_path: Path, content: bytes, line, fragment: str) -> None:
+    path = tmp_path / "broken.txt"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as caught:
+        read_collection([path])
+    assert caught.value.path == path
+    assert caught.value.line == line
+    assert fragment in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
+def test_jsonl_reads_fields_and_keeps_ids(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    rows = [
+        {
+            "id": "abc/1",
+            "title": "A  Title",
+            "authors": ["Ann", "Bo"],
+            "abstract": "Text one.",
+            "url": "https://x",
+            "venue": "ICML",
+            "year": 2024,
+            "keywords": ["k1"],
+            "labels": ["ignored"],
+        },
+        {"id": 7, "abstract": "Text two."},
+        {"abstract": "Text three."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n", encoding="utf-8")
+    collection = read_collection([path])
+    first, second, third = collection.papers
+    assert (first.id, first.title, first.authors, first.year, first.author_keywords) == (
+        "abc/1",
+        "A Title",
+        ("Ann", "Bo"),
+        2024,
+        ("k1",),
+    )
+    assert second.id == "7"
+    assert len(third.id) == 12
+    assert collection.name == "Paper Digest"
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ('{"abstract": "ok"', "not valid JSON"),
+        ('{"title": "no abstract"}', "missing 'abstract'"),
+        ('["a list"]', "JSON object"),
+        ('{"abstract": "x", "authors": "a", "year": "soon"}', "'year'"),
+        ('{"abstract": "x", "authors": [1, 2]}', "'authors'"),
+    ],
+)
+def test_malformed_jsonl_names_the_line(tmp_path: Path, line: str, fragment: str) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"abstract": "fine"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_collection([path])
+    assert caught.value.line == 2
+    assert fragment in str(caught.value)
+
+
+def test_folders_mix_formats_and_duplicates_warn(tmp_path: Path) -> None:
+    write_text_input(tmp_path / "a.txt", "Mixed", ["Shared abstract text here.", "Only in text."])
+    (tmp_path / "b.jsonl").write_text(json.dumps({"abstract": "Shared  abstract text here."}) + "\n")
+    (tmp_path / "notes.md").write_text("ignored: not an input format")
+    collection = read_collection([tmp_path])
+    assert len(collection.papers) == 2
+    assert len(collection.warnings) == 1
+    assert "a.txt:3" in collection.warnings[0] and "b.jsonl:1" in collection.warnings[0]
+
+
+def test_missing_path_and_conflicting_names(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        read_collection([tmp_path / "nope.txt"])
+    write_text_input(tmp_path / "a.txt", "One", ["Abstract one."])
+    write_text_input(tmp_path / "b.txt", "Two", ["Abstract two."])
+    with pytest.raises(DigestError, match="different collections"):
+        read_collection([tmp_path])
+    assert read_collection([tmp_path], name="Both").name == "Both"
+
+
+def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "x", "abstract": "one"}\n{"id": "x", "abstract": "two"}\n')
+    with pytest.raises(InputError, match="already used"):
+        read_collection([path])

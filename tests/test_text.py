@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import pytest
+
+from generator.text import derive_title, keyword_slug, paper_slug, strip_markup, unique_titles
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        ("**C**ontrolled **P**robability", "Controlled Probability"),
+        ("a *partially* solved _task_ and snake_case", "a partially solved task and snake_case"),
+        ("bound $O(\\sqrt{T})$ holds", "bound holds"),
+        ("see [our code](https://github.com/x/y) or https://example.org/page.", "see our code or ."),
+        ("<b>bold</b> &amp; <script>alert(1)</script>", "bold & alert(1)"),
+        ("\\textbf{Deep} \\emph{nets}", "Deep nets"),
+        ("zeroth-order LLM GNNs", "zeroth-order LLM GNNs"),
+        ("costs $5 and $10 today", "costs $5 and $10 today"),
+    ],
+)
+def test_strip_markup(raw: str, plain: str) -> None:
+    assert strip_markup(raw) == plain
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        (
+            "Large models are costly. We present EE-LLM, a framework for large-scale training and inference "
+            "of early-exit large language models (LLMs). It works.",
+            "EE-LLM: A framework for large-scale training and inference of early-exit large language models",
+        ),
+        (
+            "In this paper, we propose a novel algorithm, called Multi Epoch Decentralized Online Learning "
+            "(ME-DOL), for which we establish the sample complexity.",
+            "Multi Epoch Decentralized Online Learning (ME-DOL): An algorithm",
+        ),
+        (
+            "In this paper, we investigate the role of social media influencers in enhancing the visibility "
+            "of machine learning research, particularly the citation counts.",
+            "The role of social media influencers in enhancing the visibility of machine learning research",
+        ),
+    ],
+)
+def test_derived_titles_name_the_contribution(abstract: str, title: str) -> None:
+    assert derive_title(abstract) == title
+
+
+def test_derived_title_is_short_and_clean() -> None:
+    abstract = "Gradient methods " + "and more words " * 50 + "."
+    title = derive_title(abstract)
+    assert 10 < len(title) <= 100
+    assert not title.endswith(("and", " ", ","))
+    assert "**" not in derive_title("**Bold** claims about $x$ are made here in this long opening sentence.")
+
+
+def test_unique_titles_number_repeats() -> None:
+    assert unique_titles(["A", "B", "a", "A"]) == ["A", "B", "a (2)", "A (3)"]
+
+
+def test_slugs_are_stable_and_safe() -> None:
+    slug = paper_slug("Attention Is All You Need!", "1706.03762")
+    assert slug == paper_slug("Attention Is All You Need!", "1706.03762")
+    assert slug.startswith("attention-is-all-you-need-")
+    assert paper_slug("Same title", "a") != paper_slug("Same title", "b")
+    for weird in ["../../x", "/etc/passwd", "CON", "x" * 300]:
+        made = paper_slug(weird, weird)
+        assert "/" not in made and ".." not in made and len(made) <= 70
+    assert paper_slug("∑∏", "id").startswith("paper-") or paper_slug("∑∏", "id")
+    assert keyword_slug("Large Language Models") == "large-language-models"
