@@ -93,7 +93,7 @@ _WHAT_WE_DO = re.compile(
     re.I,
 )
 _OPENING_FILLER = re.compile(
-    r"^(?:in (?:this|our) (?:paper|work|study)|here|to (?:this|that) end|specifically|"
+    r"^(?:in (?:this|our) (?:paper|work|study)|in (?:the )?(?:previous|prior|recent|existing) (?:literature|work|years)|here|to (?:this|that) end|specifically|"
     r"in particular|to address (?:this|these)(?: \w+)?|therefore|thus),?\s+",
     re.I,
 )
@@ -102,7 +102,7 @@ _CLAUSE_BREAK = re.compile(
     r",\s(?!(?:and\s|or\s)?[A-Z])|;\s|:\s|\s(?:which|that|where|while|whereby|so that|such that)\s"
 )
 _TRAILING_JUNK = re.compile(
-    r"(?:\s+(?:a|an|the|of|and|or|for|with|in|on|to|by|from|via|as|at|its|their|our|we|is|are|can))+$|"
+    r"(?:\s+(?:a|an|the|of|and|or|for|with|in|on|to|by|from|via|as|at|its|their|our|we|is|are|can|whether|how|if|when|than))+$|"
     r"[\s,;:.\-–—(]+$",
     re.I,
 )
