@@ -93,7 +93,8 @@ _WHAT_WE_DO = re.compile(
     re.I,
 )
 _OPENING_FILLER = re.compile(
-    r"^(?:in (?:this|our) (?:paper|work|study)|in (?:the )?(?:previous|prior|recent|existing) (?:literature|work|years)|here|to (?:this|that) end|specifically|"
+    r"^(?:in (?:this|our) (?:paper|work|study)|here|to (?:this|that) end|specifically|"
+    r"in (?:the )?(?:previous|prior|recent|existing) (?:literature|work|years)|"
     r"in particular|to address (?:this|these)(?: \w+)?|therefore|thus),?\s+",
     re.I,
 )
