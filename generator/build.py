@@ -11,7 +11,7 @@ from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTr
 from generator.model import Digest
 from generator.progress import Reporter
 from generator.render import PageRenderer, RenderOptions
-from generator.site import DocsWriteReport, build_site, mathjax_files, write_docs
+from generator.site import DocsWriteReport, build_lock, build_site, mathjax_files, write_docs
 from generator.sources import read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
@@ -41,6 +41,14 @@ def open_embedder(settings: Settings, model: str | None = None) -> CachedEmbedde
 
 def build_digest(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None = None
+) -> BuildResult:
+    """Read, analyse, render and build; one build at a time per docs folder."""
+    with build_lock(request.docs_dir):
+        return _build(settings, request, reporter, embedder)
+
+
+def _build(
+    settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
         collection = read_collection(list(request.inputs), name=request.name)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,31 @@ class DocsWriteReport:
     written: int
     unchanged: int
     removed: int
+
+
+@contextmanager
+def build_lock(docs_dir: Path) -> Iterator[None]:
+    """One build at a time per docs folder; a second one stops with a clear message instead of waiting."""
+    docs_dir = docs_dir.absolute()
+    docs_dir.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = docs_dir.parent / f".{docs_dir.name}.paper-digest.lock"
+    with open(lock_path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise DigestError(
+                f"another paper-digest build (pid {holder}) is writing {docs_dir}; wait for it to finish"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def mathjax_files() -> dict[str, bytes]:

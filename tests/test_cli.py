@@ -40,3 +40,16 @@ def test_missing_config_is_explained(tmp_path: Path) -> None:
     result = run("build", cwd=tmp_path)
     assert result.returncode == 1
     assert "mkdocs.yml not found" in result.stderr
+
+
+def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:
+    from generator.errors import DigestError
+    from generator.site import build_lock
+
+    docs = tmp_path / "docs"
+    with build_lock(docs):
+        second = build_lock(docs)
+        with pytest.raises(DigestError, match="another paper-digest build"):
+            second.__enter__()
+    with build_lock(docs):  # released afterwards
+        pass
