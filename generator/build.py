@@ -11,7 +11,7 @@ from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTr
 from generator.model import Digest
 from generator.progress import Reporter
 from generator.render import PageRenderer, RenderOptions
-from generator.site import DocsWriteReport, build_lock, build_site, mathjax_files, write_docs
+from generator.site import DocsWriteReport, StagedOutput, build_lock, build_site, mathjax_files
 from generator.sources import read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
@@ -74,22 +74,27 @@ def _build(
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
 
-    with reporter.stage("render pages"):
-        renderer = PageRenderer(
-            settings.resolve(settings.templates),
-            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+    output = StagedOutput(request.docs_dir, request.site_dir)
+    try:
+        with reporter.stage("render pages"):
+            renderer = PageRenderer(
+                settings.resolve(settings.templates),
+                RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+            )
+            files: dict[str, str | bytes] = dict(renderer.render(digest))
+            files.update(mathjax_files())
+            project_docs = settings.project_root / "docs"
+            report = output.write_docs(files, digest.name, project_docs if project_docs.is_dir() else None)
+        reporter.info(
+            f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed"
         )
-        files: dict[str, str | bytes] = dict(renderer.render(digest))
-        files.update(mathjax_files())
-        project_docs = settings.project_root / "docs"
-        report = write_docs(
-            files, request.docs_dir, digest.name, project_docs if project_docs.is_dir() else None
-        )
-    reporter.info(f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed")
-
+        if output.staged_site is not None:
+            with reporter.stage("mkdocs build"):
+                build_site(settings.resolve(settings.mkdocs_config), output.staged_docs, output.staged_site)
+        output.publish()
+    finally:
+        output.discard()
     if request.site_dir is not None:
-        with reporter.stage("mkdocs build"):
-            build_site(settings.resolve(settings.mkdocs_config), request.docs_dir, request.site_dir)
         reporter.info(f"site: {request.site_dir}")
 
     hits = getattr(embedder, "hits", 0)

@@ -79,78 +79,105 @@ def read_manifest(docs_dir: Path) -> dict:
     return manifest if isinstance(manifest, dict) else {}
 
 
-def write_docs(
-    files: Mapping[str, str | bytes], docs_dir: Path, digest_name: str, hand_written_from: Path | None
-) -> DocsWriteReport:
-    """Make ``docs_dir`` hold exactly ``files`` plus the hand-written pages.
+class StagedOutput:
+    """New docs (and site) built beside the old ones and swapped in only when everything succeeded.
 
-    Files whose content is unchanged are not rewritten (so MkDocs' reload stays quick); generated
-    files from an earlier build that are no longer produced are removed. ``hand_written_from`` is the
-    project's own docs folder, copied in when building somewhere else.
+    Until ``publish``, the previous docs folder and site stay exactly as they were, so a failure or
+    Ctrl-C anywhere in the build leaves them intact; ``discard`` removes the staging folders.
     """
-    docs_dir.mkdir(parents=True, exist_ok=True)
-    previous = set(read_manifest(docs_dir).get("files", []))
-    wanted: dict[str, bytes] = {
-        path: content.encode("utf-8") if isinstance(content, str) else content
-        for path, content in files.items()
-    }
-    if hand_written_from is not None and hand_written_from.resolve() != docs_dir.resolve():
-        source_generated = set(read_manifest(hand_written_from).get("files", []))
-        for file in sorted(hand_written_from.rglob("*")):
-            relative = file.relative_to(hand_written_from).as_posix()
-            if file.is_file() and relative not in source_generated and relative != MANIFEST_NAME:
-                wanted.setdefault(relative, file.read_bytes())
 
-    written = unchanged = 0
-    for relative, content in wanted.items():
-        target = _inside(docs_dir, relative)
-        if target.is_file() and target.stat().st_size == len(content) and target.read_bytes() == content:
-            unchanged += 1
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(content)
-        temporary.replace(target)
-        written += 1
+    def __init__(self, docs_dir: Path, site_dir: Path | None) -> None:
+        self.docs_dir = docs_dir.absolute()
+        self.site_dir = site_dir.absolute() if site_dir else None
+        self.docs_dir.parent.mkdir(parents=True, exist_ok=True)
+        self.staged_docs = Path(
+            tempfile.mkdtemp(prefix=f".{self.docs_dir.name}.staging-", dir=self.docs_dir.parent)
+        )
+        self.staged_site: Path | None = None
+        if self.site_dir is not None:
+            self.site_dir.parent.mkdir(parents=True, exist_ok=True)
+            self.staged_site = Path(
+                tempfile.mkdtemp(prefix=f".{self.site_dir.name}.staging-", dir=self.site_dir.parent)
+            )
 
-    removed = 0
-    for relative in sorted(previous - wanted.keys()):
-        target = _inside(docs_dir, relative)
-        if target.is_file():
-            target.unlink()
-            removed += 1
-            _remove_empty_parents(target.parent, docs_dir)
+    def write_docs(
+        self, files: Mapping[str, str | bytes], digest_name: str, hand_written_from: Path | None
+    ) -> DocsWriteReport:
+        """Stage ``files``, plus every file in the current docs folder that the generator did not write
+        (hand-written pages, theme overrides), plus the project's hand-written docs when building elsewhere.
 
-    manifest = {"name": digest_name, "files": sorted(wanted)}
-    (docs_dir / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return DocsWriteReport(written=written, unchanged=unchanged, removed=removed)
+        Unchanged files are hard links to the current ones, so their timestamps stay and MkDocs' reload
+        stays quick; changed files are new files, so the current docs are never modified in place.
+        """
+        previous = set(read_manifest(self.docs_dir).get("files", []))
+        wanted: dict[str, bytes] = {
+            path: content.encode("utf-8") if isinstance(content, str) else content
+            for path, content in files.items()
+        }
+        for source in (self.docs_dir, hand_written_from):
+            if source is None or not source.is_dir():
+                continue
+            generated = set(read_manifest(source).get("files", [])) | {MANIFEST_NAME}
+            for file in sorted(source.rglob("*")):
+                relative = file.relative_to(source).as_posix()
+                if file.is_file() and relative not in generated and relative not in wanted:
+                    wanted[relative] = file.read_bytes()
+
+        written = unchanged = 0
+        for relative, content in wanted.items():
+            target = _inside(self.staged_docs, relative)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            current = _inside(self.docs_dir, relative)
+            if (
+                current.is_file()
+                and current.stat().st_size == len(content)
+                and current.read_bytes() == content
+            ):
+                _link_or_copy(current, target)
+                unchanged += 1
+            else:
+                target.write_bytes(content)
+                written += 1
+        manifest = {"name": digest_name, "files": sorted(files)}
+        (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        return DocsWriteReport(written=written, unchanged=unchanged, removed=len(previous - files.keys()))
+
+    def publish(self) -> None:
+        _swap_in(self.staged_docs, self.docs_dir)
+        if self.staged_site is not None and self.site_dir is not None:
+            _swap_in(self.staged_site, self.site_dir)
+
+    def discard(self) -> None:
+        for folder in (self.staged_docs, self.staged_site):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _inside(root: Path, relative: str) -> Path:
+    root = root.resolve()
     target = (root / relative).resolve()
-    if not target.is_relative_to(root.resolve()):
+    if not target.is_relative_to(root):
         raise DigestError(f"refusing to write {relative!r}: it is outside {root}")
     return target
 
 
-def _remove_empty_parents(folder: Path, root: Path) -> None:
-    root = root.resolve()
-    folder = folder.resolve()
-    while folder != root and folder.is_relative_to(root) and not any(folder.iterdir()):
-        folder.rmdir()
-        folder = folder.parent
-
-
 def _mkdocs_config(config_file: Path, docs_dir: Path, site_dir: Path):
     from mkdocs.config import load_config
-    from mkdocs.exceptions import ConfigurationError
+    from mkdocs.exceptions import Abort, ConfigurationError
 
     if not config_file.is_file():
         raise DigestError(f"MkDocs configuration {config_file} not found")
     try:
         return load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir))
-    except ConfigurationError as error:
-        raise DigestError(f"{config_file}: {error}") from None
+    except (Abort, ConfigurationError) as error:
+        raise DigestError(f"{config_file}: {error} (see the mkdocs message above)") from None
 
 
 def _show_mkdocs_warnings() -> None:
@@ -165,29 +192,24 @@ def _show_mkdocs_warnings() -> None:
 
 
 def build_site(config_file: Path, docs_dir: Path, site_dir: Path) -> None:
-    """Run ``mkdocs build`` into a fresh folder beside ``site_dir`` and swap it in only when it succeeded."""
+    """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder: it is emptied)."""
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort, MkDocsException
 
     _show_mkdocs_warnings()
-    site_dir = site_dir.resolve()
-    site_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.building-", dir=site_dir.parent))
+    config = _mkdocs_config(config_file, docs_dir.resolve(), site_dir.resolve())
     try:
-        config = _mkdocs_config(config_file, docs_dir.resolve(), staging)
-        try:
-            build(config)
-        except (Abort, MkDocsException) as error:
-            raise DigestError(f"mkdocs build failed: {error}") from None
-        _swap_in(staging, site_dir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        build(config)
+    except (Abort, MkDocsException) as error:
+        raise DigestError(f"mkdocs build failed: {error}") from None
 
 
 def _swap_in(new: Path, target: Path) -> None:
+    """Put ``new`` where ``target`` is: two renames on one file system, the old folder removed after."""
     old = None
     if target.exists():
-        old = target.with_name(f".{target.name}.old-{new.name.rsplit('-', 1)[-1]}")
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
         target.rename(old)
     new.rename(target)
     if old is not None:

@@ -126,8 +126,9 @@ def test_folders_mix_formats_and_duplicates_warn(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("ignored: not an input format")
     collection = read_collection([tmp_path])
     assert len(collection.papers) == 2
-    assert len(collection.warnings) == 1
-    assert "a.txt:3" in collection.warnings[0] and "b.jsonl:1" in collection.warnings[0]
+    duplicates = [w for w in collection.warnings if "same abstract" in w]
+    assert len(duplicates) == 1
+    assert "a.txt:3" in duplicates[0] and "b.jsonl:1" in duplicates[0]
 
 
 def test_missing_path_and_conflicting_names(tmp_path: Path) -> None:
@@ -145,3 +146,14 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
     path.write_text('{"id": "x", "abstract": "one"}\n{"id": "x", "abstract": "two"}\n')
     with pytest.raises(InputError, match="already used"):
         read_collection([path])
+
+
+def test_abstract_length_limits(tmp_path: Path) -> None:
+    path = write_text_input(tmp_path / "a.txt", "X", ["Too short.", "word " * 30])
+    collection = read_collection([path])
+    assert len(collection.papers) == 2
+    assert any("a.txt:3" in w and "only 2 words" in w for w in collection.warnings)
+    huge = write_text_input(tmp_path / "b.txt", "X", ["fine abstract " * 10, "x" * 1_000_000])
+    with pytest.raises(InputError, match="1,000,000 characters") as caught:
+        read_collection([huge])
+    assert caught.value.line == 5

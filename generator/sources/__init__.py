@@ -21,6 +21,9 @@ READERS = {".jsonl": jsonl.read, ".txt": plaintext.read}
 """Input formats by file suffix."""
 
 DEFAULT_COLLECTION_NAME = "Paper Digest"
+MAX_ABSTRACT_CHARACTERS = 20_000
+"""Ten times the longest abstract in three real conferences: longer means a broken file."""
+MIN_ABSTRACT_WORDS = 10
 
 
 def expand_inputs(paths: Sequence[Path]) -> list[Path]:
@@ -74,6 +77,7 @@ def read_collection(paths: Sequence[Path], name: str | None = None) -> Collectio
     if not papers:
         raise DigestError(f"no abstracts found in {', '.join(str(f) for f in files)}")
     unique, warnings = _drop_duplicates(papers)
+    warnings.extend(_check_lengths(unique))
     _check_unique_ids(unique)
     collection_name = name or next(iter(declared), None) or _name_from_papers(unique)
     return Collection(name=collection_name, papers=tuple(unique), warnings=tuple(warnings))
@@ -93,6 +97,26 @@ def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
         first_seen[key] = paper
         unique.append(paper)
     return unique, warnings
+
+
+def _check_lengths(papers: Iterable[Paper]) -> list[str]:
+    warnings = []
+    for paper in papers:
+        if len(paper.abstract) > MAX_ABSTRACT_CHARACTERS:
+            raise InputError(
+                paper.source.path,
+                paper.source.line,
+                f"abstract is {len(paper.abstract):,} characters long "
+                f"(the limit is {MAX_ABSTRACT_CHARACTERS:,}); "
+                "is a blank line missing between abstracts, or is this not an abstract file?",
+            )
+        words = len(paper.abstract.split())
+        if words < MIN_ABSTRACT_WORDS:
+            warnings.append(
+                f"{paper.source}: abstract has only {words} word{'s' if words != 1 else ''}; "
+                "its keywords and related papers will be weak"
+            )
+    return warnings
 
 
 def _check_unique_ids(papers: Iterable[Paper]) -> None:

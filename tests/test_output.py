@@ -1,0 +1,96 @@
+"""The build replaces docs and site only when everything succeeded."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildRequest, build_digest
+from generator.config import load_settings
+from generator.errors import DigestError
+from generator.progress import Reporter
+from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, write_text_input
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> dict:
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "out" / "docs", tmp_path / "out" / "site")
+    return {"settings": settings, "request": request, "source": source, "root": tmp_path}
+
+
+def test_failed_mkdocs_build_leaves_previous_output_identical(project: dict, fake_embedder) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    docs_before, site_before = snapshot(request.docs_dir), snapshot(request.site_dir)
+    input_before = project["source"].read_bytes()
+    assert "papers.json" in site_before and "index.md" in docs_before
+
+    write_text_input(
+        project["source"], "Test Digest", [*SAMPLE_ABSTRACTS, "A brand new abstract about optics."]
+    )
+    broken = project["root"] / "broken.yml"
+    broken.write_text("site_name: x\ntheme:\n  name: no-such-theme\n")
+    with pytest.raises(DigestError):
+        build_digest(replace(settings, mkdocs_config=broken), request, Reporter(quiet=True), fake_embedder)
+
+    assert snapshot(request.docs_dir) == docs_before
+    assert snapshot(request.site_dir) == site_before
+    assert not [
+        p for p in request.docs_dir.parent.iterdir() if p.name.startswith(".") and "staging" in p.name
+    ]
+    assert project["source"].read_bytes() != input_before  # we changed it, the build did not
+
+
+def test_rebuild_keeps_unchanged_files_and_hand_written_pages(project: dict, fake_embedder) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    own_page = request.docs_dir / "notes.md"
+    own_page.write_text("# My notes\n")
+    index = request.docs_dir / "index.md"
+    stamp = index.stat().st_mtime_ns
+    result = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert result.docs.written == 0
+    assert index.stat().st_mtime_ns == stamp
+    assert own_page.read_text() == "# My notes\n"
+    assert (request.site_dir / "notes" / "index.html").is_file()
+    # The project's hand-written files came along into this other docs folder.
+    assert (request.docs_dir / "javascripts" / "mathjax.js").is_file()
+
+
+def test_removed_paper_pages_disappear(project: dict, fake_embedder) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    pages = set((request.docs_dir / "papers").iterdir())
+    write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
+    result = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert result.docs.removed >= 1
+    assert len(set((request.docs_dir / "papers").iterdir())) == len(pages) - 1
+
+
+def test_interrupted_build_leaves_previous_output(project: dict, fake_embedder, monkeypatch) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    docs_before, site_before = snapshot(request.docs_dir), snapshot(request.site_dir)
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("generator.build.build_site", interrupted)
+    write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:3])
+    with pytest.raises(KeyboardInterrupt):
+        build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert snapshot(request.docs_dir) == docs_before
+    assert snapshot(request.site_dir) == site_before
