@@ -1,0 +1,119 @@
+"""Property tests: arbitrary text never crashes the readers, and never becomes markup of its own."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import markdown
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.errors import DigestError
+from generator.render import markdown_literal, markdown_text, markdown_title
+from generator.sources import read_collection
+from generator.text import derive_title, paper_slug, strip_markup
+
+# Elements that Markdown itself makes from prose; anything else would have come from the input.
+PROSE_ELEMENTS = {"p", "strong", "em", "span", "a", "br", "hr", "code", "pre", "ul", "ol", "li", "blockquote",
+                  "h1", "h2", "h3", "h4", "h5", "h6"}  # fmt: skip
+HOSTILE = st.sampled_from(
+    ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<iframe src=//x>", "<!--", "-->", "<b",
+     "[x](javascript:alert(1))", "![i](data:text/html,x)", "[r]: javascript:y", "{{ 7*7 }}", "{% raw %}",
+     "\n---\n", "$a < b$", "$$", "**bold**", "_u_", "<https://x.org>", "&amp;", "\\", "`", "[", "]", "(", ")"]
+)  # fmt: skip
+TEXT = st.lists(st.one_of(st.text(max_size=20), HOSTILE), max_size=12).map("".join)
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, dict(attrs)))
+
+
+def assert_only_prose(html: str) -> None:
+    parser = _Elements()
+    parser.feed(html)
+    for tag, attrs in parser.found:
+        assert tag in PROSE_ELEMENTS, (tag, html)
+        if tag == "a":
+            assert set(attrs) == {"href"} and (attrs["href"] or "").startswith(("http://", "https://")), html
+        elif tag == "span":
+            assert attrs == {"class": "arithmatex"}, html
+        else:
+            assert not attrs, (tag, attrs, html)
+
+
+def render(text: str) -> str:
+    return markdown.markdown(
+        text,
+        extensions=["pymdownx.arithmatex", "attr_list"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_prose_never_becomes_markup(text: str) -> None:
+    assert_only_prose(render(markdown_text(text)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_titles_and_names_never_become_markup(text: str) -> None:
+    for rendered in (markdown_title(text), markdown_literal(text)):
+        html = render(str(rendered))
+        assert_only_prose(html)
+        assert "<a " not in html
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_text_helpers_never_crash(text: str) -> None:
+    title = derive_title(text)
+    assert len(title) <= 110
+    strip_markup(text)
+    slug = paper_slug(title, text)
+    assert slug and "/" not in slug and not slug.startswith(".")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300) | TEXT.map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_text_reader_fails_only_with_clear_errors(content: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "input.txt"
+        path.write_bytes(content)
+        try:
+            collection = read_collection([path])
+        except DigestError as error:
+            assert str(path) in str(error)
+        else:
+            assert collection.papers and all(p.abstract.strip() for p in collection.papers)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+RECORDS = st.dictionaries(
+    st.sampled_from(["id", "title", "authors", "abstract", "url", "venue", "year", "keywords", "other"]),
+    JSON_VALUES | TEXT,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(RECORDS | JSON_VALUES, min_size=1, max_size=4))
+def test_jsonl_reader_fails_only_with_clear_errors(records: list) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "input.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+        try:
+            read_collection([path])
+        except DigestError as error:
+            assert str(path) in str(error)
