@@ -25,6 +25,11 @@ from generator.text import find_math_spans, keyword_slug
 PAPERS_DIR = "papers"
 KEYWORDS_DIR = "keywords"
 LIST_DIR = "browse"
+TOPICS_DIR = "topics"
+MAP_PAGE = "map.md"
+MAP_DATA = "assets/paper-map.json"
+"""The map's points, fetched by docs/javascripts/map.js: kept out of the page so it stays small."""
+MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 
@@ -32,7 +37,7 @@ _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 # Characters that would start Markdown structure inside inline text: escaped so titles, names and
 # venues read literally. Emphasis (*, _) is left alone in prose on purpose.
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|~])")
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|~$])")
 
 
 def is_safe_url(url: str | None) -> bool:
@@ -44,7 +49,7 @@ def _escape_prose(text: str) -> str:
     literal, so no other link, image or reference definition can form."""
 
     def literal(part: str) -> str:
-        return html.escape(part, quote=False).replace("[", "\\[").replace("]", "\\]")
+        return _escape_markdown_specials(html.escape(part, quote=False), "\\$[]{}")
 
     pieces = []
     last = 0
@@ -60,17 +65,25 @@ def _escape_prose(text: str) -> str:
     return "".join(pieces)
 
 
+def _escape_markdown_specials(text: str, characters: str) -> str:
+    return "".join(f"\\{c}" if c in characters else c for c in text)
+
+
+def _safe_math(math: str) -> str:
+    """A math span for arithmatex. ``<`` becomes TeX's ``\\lt``, so even a span that arithmatex
+    reads differently from ``find_math_spans`` can never open an HTML tag."""
+    if math.startswith("$$") and "\n" not in math:
+        math = math[1:-1]  # inline $$…$$ in running text: render it as inline math
+    return math.replace("<", "\\lt ")
+
+
 def markdown_text(text: str) -> Markup:
     """Untrusted prose as Markdown: emphasis and ``$…$`` math kept, HTML shown as text."""
     pieces = []
     last = 0
     for start, end in find_math_spans(text):
         pieces.append(_escape_prose(text[last:start]))
-        # Math is handed to arithmatex verbatim; it escapes the TeX itself.
-        math = text[start:end]
-        if math.startswith("$$") and "\n" not in math:
-            math = math[1:-1]  # inline $$…$$ in running text: render it as inline math
-        pieces.append(math)
+        pieces.append(_safe_math(text[start:end]))
         last = end
     pieces.append(_escape_prose(text[last:]))
     return Markup("".join(pieces))
@@ -89,7 +102,7 @@ def markdown_title(text: str) -> Markup:
     last = 0
     for start, end in find_math_spans(text):
         pieces.append(markdown_literal(text[last:start]) if start > last else "")
-        pieces.append(text[start:end])
+        pieces.append(_safe_math(text[start:end]))
         last = end
     pieces.append(markdown_literal(text[last:]) if last < len(text) else "")
     return Markup("".join(pieces))
@@ -149,6 +162,7 @@ class PageRenderer:
             if len(members) >= MIN_PAPERS_PER_KEYWORD_PAGE
         }
         paper_paths = [f"{PAPERS_DIR}/{p.entry.slug}.md" for p in digest.papers]
+        topic_paths = _topic_paths(digest)
         files: dict[str, str] = {}
 
         for index, paper in enumerate(digest.papers):
@@ -159,16 +173,26 @@ class PageRenderer:
                     {"text": k.text, "page": _relative(keyword_pages.get(k.text), PAPERS_DIR)}
                     for k in paper.keywords
                 ],
+                topic=None
+                if paper.topic is None
+                else {
+                    "label": digest.topics[paper.topic].label,
+                    "page": _relative(topic_paths[paper.topic], PAPERS_DIR),
+                },
+                map_page=_relative(MAP_PAGE, PAPERS_DIR) + f"#paper={paper.entry.slug}",
                 related=[
                     {
                         "title": digest.papers[r.index].entry.title,
                         "page": _relative(paper_paths[r.index], PAPERS_DIR),
                         "score": r.score,
                         "shared_keywords": list(r.shared_keywords),
+                        "shared_terms": list(r.shared_terms),
                     }
                     for r in paper.related
                 ],
             )
+        files.update(self._topic_pages(digest, paper_paths, topic_paths))
+        files.update(self._map_files(digest, paper_paths, topic_paths))
 
         for keyword, path in keyword_pages.items():
             files[path] = self._template("keyword.md.j2").render(
@@ -209,11 +233,14 @@ class PageRenderer:
                 "url": self.site_path(paper_paths[index]),
                 "authors": list(paper.entry.paper.authors),
                 "keywords": [k.text for k in paper.keywords],
+                "topic": None if paper.topic is None else digest.topics[paper.topic].label,
+                "map": _map_point(paper.map_position),
                 "related": [
                     {
                         "id": digest.papers[r.index].entry.paper.id,
                         "score": r.score,
                         "shared_keywords": list(r.shared_keywords),
+                        "shared_terms": list(r.shared_terms),
                     }
                     for r in paper.related
                 ],
@@ -255,6 +282,56 @@ class PageRenderer:
             )
         return files
 
+    def _topic_pages(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
+        files = {}
+        for topic, path in zip(digest.topics, topic_paths, strict=True):
+            files[path] = self._template("topic.md.j2").render(
+                digest=digest,
+                topic=topic,
+                map_page=_relative(MAP_PAGE, TOPICS_DIR) + f"#topic={_slug_of(path)}",
+                papers=[
+                    {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], TOPICS_DIR)}
+                    for i in topic.members
+                ],
+            )
+        files[f"{TOPICS_DIR}/index.md"] = self._template("topics_index.md.j2").render(
+            digest=digest,
+            map_page=_relative(MAP_PAGE, TOPICS_DIR),
+            topics=[
+                {"label": topic.label, "page": _relative(path, TOPICS_DIR), "count": len(topic.members)}
+                for topic, path in zip(digest.topics, topic_paths, strict=True)
+            ],
+        )
+        return files
+
+    def _map_files(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
+        """The map page and its point data; the page names the data and the site root by URLs relative
+        to itself, as raw HTML links are not rewritten by MkDocs."""
+        root = "../" * self.site_path(MAP_PAGE).count("/")
+        data = {
+            "topics": [
+                {"label": topic.label, "slug": _slug_of(path), "url": self.site_path(path)}
+                for topic, path in zip(digest.topics, topic_paths, strict=True)
+            ],
+            # [x, y, topic, title, url] per paper: compact, since a digest may hold thousands
+            "papers": [
+                [
+                    *(_map_point(paper.map_position) or [0.5, 0.5]),
+                    -1 if paper.topic is None else paper.topic,
+                    plain_title(paper.entry.title),
+                    self.site_path(path),
+                ]
+                for paper, path in zip(digest.papers, paper_paths, strict=True)
+            ],
+        }
+        page = self._template("map.md.j2").render(
+            digest=digest,
+            data_url=root + MAP_DATA,
+            root=root,
+            topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
+        )
+        return {MAP_PAGE: page, MAP_DATA: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"}
+
     def _template(self, name: str):
         return self.environment.get_template(name)
 
@@ -272,6 +349,27 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "url": source.url if is_safe_url(source.url) else None,
         "author_keywords": list(source.author_keywords),
     }
+
+
+def _topic_paths(digest: Digest) -> list[str]:
+    """A page per topic, named after its label (topics are rebuilt with the digest, so their
+    addresses are not meant to last)."""
+    taken: set[str] = set()
+    paths = []
+    for topic in digest.topics:
+        base = keyword_slug(topic.label)
+        slug = next(s for s in (base, *(f"{base}-{n}" for n in range(2, len(taken) + 3))) if s not in taken)
+        taken.add(slug)
+        paths.append(f"{TOPICS_DIR}/{slug}.md")
+    return paths
+
+
+def _slug_of(path: str) -> str:
+    return path.rpartition("/")[2].removesuffix(".md")
+
+
+def _map_point(position: tuple[float, float] | None) -> list[float] | None:
+    return None if position is None else [round(position[0], MAP_DECIMALS), round(position[1], MAP_DECIMALS)]
 
 
 def _keyword_index(papers: list[AnalysedPaper]) -> dict[str, list[int]]:

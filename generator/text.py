@@ -115,7 +115,26 @@ def derive_title(abstract: str) -> str:
     When the abstract names its contribution ("We present X, a framework for …") the title is
     "X: A framework for …"; otherwise it is what the paper says it does, or its opening phrase.
     """
-    plain = strip_markup(abstract)
+    # Math survives into the title (it is rendered there too): hide it from the markup stripper as
+    # placeholder words and put it back at the end.
+    formulas: list[str] = []
+
+    def hide(match_text: str) -> str:
+        formulas.append(match_text)
+        return f"zqmath{len(formulas) - 1}zq"
+
+    pieces, last = [], 0
+    for start, end in find_math_spans(abstract):
+        pieces.append(abstract[last:start])
+        pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
+        last = end
+    pieces.append(abstract[last:])
+    title = _derive_plain_title(strip_markup("".join(pieces)))
+    title = re.sub(r"zqmath(\d+)zq", lambda m: formulas[int(m.group(1))], title, flags=re.I)
+    return _WHITESPACE.sub(" ", title).strip()
+
+
+def _derive_plain_title(plain: str) -> str:
     sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
     for sentence in sentences:
         title = _named_contribution_title(sentence)
