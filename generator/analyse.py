@@ -1,15 +1,20 @@
-"""Analysis: settle titles and addresses, embed each paper once, extract keywords, find related papers."""
+"""Analysis: settle titles and addresses, embed each paper once, extract keywords, find related papers,
+group the papers into topics and lay them out on a map."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from generator.embed import Embedder
-from generator.keywords import count_candidates, extract_keywords
+from generator.embed import CachedEmbedder, Embedder
+from generator.keyphrases import canonical, canonical_key
+from generator.keywords import find_candidates, rank_keywords
+from generator.layout import map_layout
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter
-from generator.related import find_related
+from generator.related import paper_space, related_papers
 from generator.text import derive_title, paper_slug, strip_markup, unique_titles
+from generator.topics import find_topics
 
 
 def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
@@ -34,27 +39,67 @@ def analysis_text(entry: TitledPaper) -> str:
     return f"{strip_markup(entry.title)}. {abstract}"
 
 
+def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
+    """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
+    spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
+    return list(dict.fromkeys(k for k in spelled if k))
+
+
 def analyse(
     collection: Collection,
     embedder: Embedder,
     reporter: Reporter,
     keywords_per_paper: int = 5,
     related_per_paper: int = 5,
+    layout_cache_dir: Path | None = None,
 ) -> Digest:
+    """``layout_cache_dir`` keeps the paper map between builds; by default it is the folder of the
+    embedding cache (the settings' ``cache_dir``), so a warm rebuild skips the t-SNE as well."""
     entries = settle_titles(collection.papers)
     texts = [analysis_text(entry) for entry in entries]
 
     with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
         vectors = embedder.embed(texts, advance)
 
-    with reporter.stage("keywords", total=count_candidates(texts), unit="phrases") as advance:
-        keywords = extract_keywords(texts, vectors, embedder, keywords_per_paper, advance)
+    candidates = find_candidates(
+        [entry.paper.abstract for entry in entries],
+        [None if entry.title_was_derived else entry.title for entry in entries],
+        keywords_per_paper,
+    )
+    with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
+        keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
 
     with reporter.stage("related papers"):
-        related = find_related(vectors, keywords, related_per_paper)
+        space = paper_space(texts, vectors)
+        related = related_papers(space, keywords, related_per_paper)
+
+    with reporter.stage("topics"):
+        topics = find_topics(texts, space.vectors)
+    topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
+
+    if layout_cache_dir is None and isinstance(embedder, CachedEmbedder):
+        layout_cache_dir = embedder.cache.path.parent
+    with reporter.stage("paper map"):
+        layout = map_layout(vectors, layout_cache_dir)
+    reporter.info(f"paper map: {layout.method}{' (from cache)' if layout.from_cache else ''}")
 
     papers = [
-        AnalysedPaper(entry=entry, keywords=found, related=near)
-        for entry, found, near in zip(entries, keywords, related, strict=True)
+        AnalysedPaper(
+            entry=entry,
+            keywords=found,
+            author_keywords=author_keywords(entry.paper, candidates.spellings),
+            related=near,
+            topic=topic_of.get(index),
+            map_position=(float(x), float(y)),
+        )
+        for index, (entry, found, near, (x, y)) in enumerate(
+            zip(entries, keywords, related, layout.positions, strict=True)
+        )
     ]
-    return Digest(name=collection.name, papers=papers, model_name=embedder.name)
+    return Digest(
+        name=collection.name,
+        papers=papers,
+        model_name=embedder.name,
+        topics=topics,
+        map_method=layout.method,
+    )

@@ -16,6 +16,13 @@ from typing import Protocol
 
 import numpy as np
 
+# Set before sentence-transformers (or KeyBERT, which imports it) is first imported: offline, and no
+# progress bars or notices from the libraries between our own progress lines.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 CACHE_SCHEMA_VERSION = "1"
 BATCH_SIZE = 64
@@ -61,11 +68,10 @@ class SentenceTransformerEmbedder:
 
     def _load(self):  # -> SentenceTransformer; imported lazily because torch is slow to import
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
 
             location = self._model_name
             if self._model_name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):

@@ -7,6 +7,7 @@ The generator records the collection's name in the docs folder's manifest, so a 
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -20,5 +21,6 @@ def on_config(config):
     except (OSError, ValueError, AttributeError):
         return config
     if isinstance(name, str) and name.strip():
-        config["site_name"] = name.strip()
+        # Themes print site_name as HTML, unescaped; the name comes from an input file.
+        config["site_name"] = html.escape(name.strip(), quote=False)
     return config

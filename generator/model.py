@@ -56,6 +56,9 @@ class RelatedPaper:
     """Position of the related paper in the digest's paper list."""
     score: float
     shared_keywords: tuple[str, ...]
+    shared_terms: tuple[str, ...] = ()
+    """Phrases both abstracts use, the largest share of their word overlap first: why they matched
+    when they share no keyword."""
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,28 @@ class TitledPaper:
     slug: str
 
 
+@dataclass(frozen=True)
+class Topic:
+    """A group of similar papers, named by the phrases that set it apart."""
+
+    label: str
+    """The phrases joined with " · " (e.g. "reinforcement learning · policy · exploration")."""
+    phrases: tuple[str, ...]
+    members: tuple[int, ...]
+    """Positions in the digest's paper list, the most typical paper of the topic first."""
+
+
 @dataclass
 class AnalysedPaper:
     entry: TitledPaper
     keywords: list[Keyword] = field(default_factory=list)
     related: list[RelatedPaper] = field(default_factory=list)
+    author_keywords: list[str] = field(default_factory=list)
+    """The authors' own keywords, in the digest's spelling, so they share keyword pages."""
+    topic: int | None = None
+    """Position of the paper's topic in ``Digest.topics``."""
+    map_position: tuple[float, float] | None = None
+    """Where the paper sits on the paper map, inside the unit square."""
 
 
 @dataclass
@@ -81,3 +101,6 @@ class Digest:
     papers: list[AnalysedPaper]
     model_name: str
     stats: dict[str, float] = field(default_factory=dict)
+    topics: list[Topic] = field(default_factory=list)
+    map_method: str | None = None
+    """How the paper map was laid out ("t-SNE" or "PCA")."""

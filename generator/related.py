@@ -1,46 +1,268 @@
-"""Related papers: nearest neighbours by cosine similarity of the paper embeddings."""
+"""Related papers: nearest neighbours in a space that joins the embedding and the paper's words.
+
+Papers are compared as *joint vectors*, built from what the analysis already has:
+
+1. the sentence embedding, centred (the corpus mean removed, re-normalised): every abstract shares
+   the mean direction, which only lifts all cosines alike;
+2. a 50-dimensional LSA of the tf-idf of the paper's words (title and abstract). It is coarse and
+   topical and adds what the embedding misses; raw tf-idf next to the embedding adds far less;
+3. both concatenated, each scaled so its cosine has the same spread over random pairs, so the dot
+   product of two joint vectors is an equal-weight sum of the two cosines (no tuned mixing knob);
+4. query expansion (alpha-QE): each vector plus its nearest neighbours weighted by similarity³,
+   re-normalised, which pulls a paper towards its neighbourhood and steadies the ranking.
+
+On the NLP development set (track labels, ``benchmarks/related_quality.py``) this scores P@5 0.316,
+against 0.291 for the plain embedding cosine and 0.262 for tf-idf.
+
+Scale: both neighbour passes (expansion, then the related papers) are exact and run over row
+chunks, so time is O(N² d) and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot
+products of ~430 dimensions, about 40 MB at a time. Past some 50k papers, ``nearest_neighbours`` is
+the one function to swap for an approximate index (HNSW or IVF, e.g. faiss or hnswlib) over the same
+vectors: every pass only asks for each paper's k nearest neighbours.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
+from generator.embed import normalise_rows
 from generator.model import Keyword, RelatedPaper
 
 CHUNK_ROWS = 1024
 """Rows of the similarity matrix held at once, so memory stays O(N * chunk), not O(N²)."""
 
+LSA_DIMENSIONS = 50
+"""Measured flat between 25 and 75 on the dev set; 50 is the middle of that plateau."""
+EXPANSION_NEIGHBOURS = 20
+"""Any number from 5 to 40 helped on the dev set, on random 150-paper samples of it as much as on
+all of it; it is capped at the number of other papers."""
+EXPANSION_POWER = 3.0
+MIN_PAPERS_FOR_JOINT_SPACE = 20
+"""Below this the corpus mean and an LSA are too noisy to lean on (two papers centred point in
+opposite directions): tiny digests use the plain embedding cosine. On random samples of the dev set
+the joint space ties with the plain cosine at 20 and 57 papers and wins from 150 papers up."""
+LEXICAL_MAX_WORDS = 3
+"""Phrases of up to three words: as good as two for the ranking (P@5 0.321 vs 0.322 on the dev set),
+and a match can then be explained by "graph neural networks" rather than "graph neural"."""
+SHARED_TERMS_PER_PAIR = 3
+ROWS_FOR_SPREAD = 600
 
-def find_related(
-    vectors: np.ndarray, keywords: Sequence[Sequence[Keyword]], count: int
-) -> list[list[RelatedPaper]]:
-    """The ``count`` most similar other papers for each paper, best first, with shared keywords.
+# Words every research abstract uses: they say nothing about what two papers share.
+_ABSTRACT_WORDS = frozenset(
+    """paper papers propose proposed proposes proposing approach approaches method methods result
+    results show shows shown showing demonstrate demonstrates demonstrated novel new based using
+    use used uses task tasks performance state art existing work works framework study studies
+    problem problems significantly significant experiments experimental extensive improve improves
+    improved improvement improvements achieve achieves achieving effective effectiveness efficient
+    different various outperforms outperform introduce introduces present presents previous prior
+    recent recently furthermore moreover specifically additionally including include includes code
+    available github provide provides provided well also however aim aims address addresses like
+    make makes able way ways better best large small high low good key important simple general
+    given respectively""".split()  # noqa: SIM905 -- a word list reads best as prose
+)
+STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | _ABSTRACT_WORDS
 
-    ``vectors`` must be L2-normalised, so the dot product is the cosine similarity.
+# Hyphenated words stay one token ("zeroth-order"), as in keyword extraction.
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+# Phrases never run across punctuation or a dash between words.
+_PHRASE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”‘’`'/|]+|\s[-–—]+\s|[–—]")
+
+
+def phrases(text: str, max_words: int) -> list[str]:
+    """Word n-grams (1..max_words) that never cross punctuation or a stop word, so
+    "graph neural networks (GNNs) for molecules" gives "graph neural networks", "gnns" and
+    "molecules", but never "networks gnns"."""
+    found: list[str] = []
+    for clause in _PHRASE_BREAK.split(text.lower()):
+        run: list[str] = []
+        for word in [*_WORD.findall(clause), ""]:
+            if word and word not in STOP_WORDS and len(word) > 1:
+                run.append(word)
+                continue
+            for size in range(1, max_words + 1):
+                found.extend(" ".join(run[i : i + size]) for i in range(len(run) - size + 1))
+            run = []
+    return found
+
+
+@dataclass(frozen=True)
+class LexicalView:
+    """tf-idf of the analysis texts over 1-3-word phrases (rows L2-normalised), with the phrases."""
+
+    matrix: sp.csr_matrix
+    terms: np.ndarray
+
+
+@dataclass(frozen=True)
+class PaperSpace:
+    """Where papers are compared: the joint vectors (L2-normalised, one row per paper), which the
+    topics reuse, and the tf-idf behind their lexical half, which explains each match."""
+
+    vectors: np.ndarray
+    lexical: LexicalView | None
+
+
+def lexical_view(texts: Sequence[str]) -> LexicalView | None:
+    """tf-idf of the texts, or ``None`` when they share no usable word at all."""
+    large = len(texts) >= 500
+    vectorizer = TfidfVectorizer(
+        analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS),
+        # A phrase in one paper of a large digest cannot relate two papers; in a small one the
+        # common-phrase cut would leave nothing.
+        min_df=2 if large else 1,
+        max_df=0.5 if len(texts) >= 20 else 1.0,
+        sublinear_tf=True,
+        dtype=np.float32,
+    )
+    try:
+        matrix = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # no phrase survived (e.g. a digest of one very short abstract)
+        return None
+    return LexicalView(matrix=matrix, terms=vectorizer.get_feature_names_out())
+
+
+def centred(vectors: np.ndarray) -> np.ndarray:
+    return normalise_rows(vectors - vectors.mean(axis=0, keepdims=True))
+
+
+def _cosine_spread(vectors: np.ndarray, seed: int = 0) -> float:
+    """Standard deviation of the cosine over pairs of distinct rows: exact for up to
+    ``ROWS_FOR_SPREAD`` rows, else over all pairs of that many rows drawn at random (~180k pairs)."""
+    if len(vectors) > ROWS_FOR_SPREAD:
+        rows = np.random.default_rng(seed).choice(len(vectors), ROWS_FOR_SPREAD, replace=False)
+        vectors = vectors[np.sort(rows)]
+    cosines = vectors @ vectors.T
+    return float(np.std(cosines[~np.eye(len(vectors), dtype=bool)])) or 1.0
+
+
+def joint_vectors(embeddings: np.ndarray, lexical: LexicalView) -> np.ndarray:
+    """Centred embedding and LSA vector, each scaled to the same cosine spread, concatenated."""
+    semantic = centred(embeddings)
+    terms = lexical.matrix
+    dimensions = min(LSA_DIMENSIONS, terms.shape[1] - 1, terms.shape[0] - 1)
+    if dimensions < 1:
+        return semantic
+    topical = normalise_rows(TruncatedSVD(dimensions, random_state=0).fit_transform(terms))
+    # Equal spread makes the joint dot product the mean of the two cosines, each in its own units.
+    joint = np.hstack([semantic / _cosine_spread(semantic), topical / _cosine_spread(topical)])
+    return normalise_rows(joint)
+
+
+def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
+    """The joint space for these texts and their (L2-normalised) embeddings; never re-embeds."""
+    if len(texts) != len(embeddings):
+        raise ValueError(f"{len(texts)} texts but {len(embeddings)} embeddings")
+    lexical = lexical_view(texts) if texts else None
+    if lexical is None or len(texts) < MIN_PAPERS_FOR_JOINT_SPACE:
+        return PaperSpace(vectors=normalise_rows(embeddings), lexical=lexical)
+    return PaperSpace(vectors=joint_vectors(embeddings, lexical), lexical=lexical)
+
+
+def nearest_neighbours(vectors: np.ndarray, count: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """For each row, the ``count`` other rows with the largest dot product, best first.
+
+    Yields ``(first row, neighbour indices, similarities)`` per chunk of rows; ties go to the lower
+    index, so the order never depends on the chunking.
     """
     total = vectors.shape[0]
     count = min(count, total - 1)
-    if count <= 0:
-        return [[] for _ in range(total)]
-    keyword_sets = [{k.text for k in found} for found in keywords]
-    related: list[list[RelatedPaper]] = []
     for start in range(0, total, CHUNK_ROWS):
         similarity = vectors[start : start + CHUNK_ROWS] @ vectors.T
         rows = np.arange(similarity.shape[0])
         similarity[rows, rows + start] = -np.inf  # never the paper itself
-        top = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
-        for row, candidates in enumerate(top):
+        if count <= 0:
+            empty = np.zeros((len(rows), 0))
+            yield start, empty.astype(np.intp), empty
+            continue
+        candidates = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
+        scores = np.take_along_axis(similarity, candidates, axis=1)
+        order = np.lexsort((candidates, -scores), axis=1)
+        yield start, np.take_along_axis(candidates, order, 1), np.take_along_axis(scores, order, 1)
+
+
+def expand_queries(
+    vectors: np.ndarray, neighbours: int = EXPANSION_NEIGHBOURS, power: float = EXPANSION_POWER
+) -> np.ndarray:
+    """alpha-QE: each row plus its nearest rows weighted by max(similarity, 0)**power, re-normalised."""
+    if neighbours <= 0 or len(vectors) < 2:
+        return vectors
+    expanded = np.empty_like(vectors)
+    for start, indices, scores in nearest_neighbours(vectors, neighbours):
+        weights = np.clip(scores, 0.0, None) ** power
+        rows = slice(start, start + len(indices))
+        expanded[rows] = vectors[rows] + np.einsum("nk,nkd->nd", weights, vectors[indices])
+    return normalise_rows(expanded)
+
+
+def shared_terms(
+    lexical: LexicalView, first: int, second: int, limit: int = SHARED_TERMS_PER_PAIR
+) -> tuple[str, ...]:
+    """The phrases both papers use, by their share of the two papers' tf-idf cosine. A longer
+    phrase takes the place of the picked phrases it contains ("graph", "neural networks" -> "graph
+    neural networks"); otherwise no word is shown twice."""
+    row_a, row_b = lexical.matrix[first], lexical.matrix[second]
+    common, at_a, at_b = np.intersect1d(row_a.indices, row_b.indices, assume_unique=True, return_indices=True)
+    contribution = row_a.data[at_a] * row_b.data[at_b]
+    picked: list[frozenset[str]] = []
+    names: dict[frozenset[str], str] = {}
+    for position in np.lexsort((common, -contribution)):
+        term = str(lexical.terms[common[position]])
+        words = frozenset(term.split())
+        contained = [p for p in picked if p < words]
+        if any(words & p for p in picked if p not in contained):
+            continue
+        if contained:
+            picked[picked.index(contained[0])] = words
+            picked = [p for p in picked if p not in contained[1:]]
+        elif len(picked) < limit:
+            picked.append(words)
+        else:
+            continue
+        names[words] = term
+    return tuple(names[p] for p in picked)
+
+
+def find_related(
+    vectors: np.ndarray,
+    keywords: Sequence[Sequence[Keyword]],
+    count: int,
+    lexical: LexicalView | None = None,
+) -> list[list[RelatedPaper]]:
+    """The ``count`` nearest other papers for each paper, best first, with what they share.
+
+    ``vectors`` must be L2-normalised, so the dot product is the cosine similarity. Neighbours with
+    a similarity of zero or less are not related and are left out.
+    """
+    keyword_sets = [{k.text for k in found} for found in keywords]
+    related: list[list[RelatedPaper]] = []
+    for start, indices, scores in nearest_neighbours(vectors, count):
+        for row, (neighbours, similarities) in enumerate(zip(indices, scores, strict=True)):
             index = start + row
-            ordered = sorted(candidates, key=lambda j: (-similarity[row, j], j))
             related.append(
                 [
                     RelatedPaper(
                         index=int(j),
-                        score=round(float(similarity[row, j]), 4),
+                        score=min(1.0, round(float(similarity), 4)),
                         shared_keywords=tuple(k.text for k in keywords[index] if k.text in keyword_sets[j]),
+                        shared_terms=shared_terms(lexical, index, int(j)) if lexical is not None else (),
                     )
-                    for j in ordered
+                    for j, similarity in zip(neighbours, similarities, strict=True)
+                    if round(float(similarity), 4) > 0
                 ]
             )
     return related
+
+
+def related_papers(
+    space: PaperSpace, keywords: Sequence[Sequence[Keyword]], count: int
+) -> list[list[RelatedPaper]]:
+    """Each paper's ``count`` most related papers: nearest neighbours of the expanded joint vectors."""
+    expanded = expand_queries(space.vectors)
+    return find_related(expanded, keywords, count, space.lexical)

@@ -144,6 +144,11 @@ class PageRenderer:
         self.environment.filters["md_title"] = markdown_title
         self.environment.filters["plain_title"] = plain_title
         self.environment.filters["yaml"] = lambda value: Markup(json.dumps(value, ensure_ascii=True))
+        # MkDocs themes print a page's front-matter title as HTML, unescaped (Material's <title> and
+        # header), so a title from the input is escaped before it goes there.
+        self.environment.filters["title_meta"] = lambda value: Markup(
+            json.dumps(html.escape(str(value), quote=False), ensure_ascii=True)
+        )
 
     def site_path(self, markdown_path: str) -> str:
         """The URL path (relative to the site root) that MkDocs gives a Markdown file."""
@@ -172,6 +177,10 @@ class PageRenderer:
                 keywords=[
                     {"text": k.text, "page": _relative(keyword_pages.get(k.text), PAPERS_DIR)}
                     for k in paper.keywords
+                ],
+                author_keywords=[
+                    {"text": k, "page": _relative(keyword_pages.get(k), PAPERS_DIR)}
+                    for k in paper.author_keywords
                 ],
                 topic=None
                 if paper.topic is None
@@ -347,7 +356,7 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "venue": source.venue,
         "year": source.year,
         "url": source.url if is_safe_url(source.url) else None,
-        "author_keywords": list(source.author_keywords),
+        "author_keywords": list(paper.author_keywords),
     }
 
 
@@ -373,10 +382,11 @@ def _map_point(position: tuple[float, float] | None) -> list[float] | None:
 
 
 def _keyword_index(papers: list[AnalysedPaper]) -> dict[str, list[int]]:
+    """Papers by keyword, counting the authors' keywords too: both lead to the same keyword page."""
     index: dict[str, list[int]] = defaultdict(list)
     for position, paper in enumerate(papers):
-        for keyword in paper.keywords:
-            index[keyword.text].append(position)
+        for keyword in dict.fromkeys([k.text for k in paper.keywords] + paper.author_keywords):
+            index[keyword].append(position)
     return dict(index)
 
 

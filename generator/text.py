@@ -40,28 +40,30 @@ def find_math_spans(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def strip_markup(text: str) -> str:
+def strip_markup(text: str, gap: str = " ") -> str:
     """Plain prose for analysis: math, URLs, HTML, Markdown and LaTeX markup removed.
 
     Emphasis markers vanish without leaving a gap, so ``**C**ontrolled`` reads ``Controlled``.
+    What carried no words (math, URLs, LaTeX commands) is replaced by ``gap``; keyword extraction
+    passes a phrase break there so no keyphrase spans a formula.
     """
     pieces = []
     last = 0
     for start, end in find_math_spans(text):
         pieces.append(text[last:start])
-        pieces.append(" ")
+        pieces.append(gap)
         last = end
     pieces.append(text[last:])
     text = "".join(pieces)
     text = _MARKDOWN_IMAGE.sub(r"\1", text)
     text = _MARKDOWN_LINK.sub(r"\1", text)
-    text = _URL.sub(" ", text)
+    text = _URL.sub(gap, text)
     text = _HTML_COMMENT.sub(" ", text)
     text = _HTML_TAG.sub(" ", text)
     text = html.unescape(text)
     for _ in range(3):  # nested wrappers such as \textbf{\emph{x}}
         text = _LATEX_WRAPPER.sub(r"\1", text)
-    text = _LATEX_COMMAND.sub(" ", text)
+    text = _LATEX_COMMAND.sub(gap, text)
     text = _EMPHASIS.sub("", text)
     text = text.replace("{", "").replace("}", "")
     return _WHITESPACE.sub(" ", text).strip()

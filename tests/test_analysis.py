@@ -4,10 +4,12 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from generator.analyse import settle_titles
 from generator.embed import CachedEmbedder, EmbeddingCache
-from generator.keywords import extract_keywords
+from generator.keyphrases import abstract_candidates, canonical, canonical_key
+from generator.keywords import find_candidates, rank_keywords
 from generator.model import Keyword, Paper, SourceLocation
 from generator.related import find_related
 from tests.conftest import SAMPLE_ABSTRACTS
@@ -56,14 +58,49 @@ def test_related_never_self_sorted_with_shared_keywords() -> None:
 
 
 def test_keywords_come_from_clean_text(fake_embedder) -> None:
-    texts = ["Our **C**ontrolled **P**robability sampler beats baselines on zeroth-order optimization."]
-    from generator.text import strip_markup
+    abstracts = [
+        "Our **C**ontrolled **P**robability sampler beats baselines on zeroth-order optimization. "
+        "The Controlled Probability sampler is simple.",
+        "We study zeroth-order optimization with large language models (LLMs). LLMs are costly.",
+        "Large Language Models can be tuned with zeroth order optimization, see https://x.org/a.",
+    ]
+    candidates = find_candidates(abstracts, [None] * 3, 5)
+    found = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    words = [k.text for paper in found for k in paper]
+    assert "controlled probability sampler" in words or "controlled probability" in words
+    assert not any("ontrolled" in w.replace("controlled", "") or "*" in w or "http" in w for w in words)
+    # One spelling across the digest: plural, case, hyphen and acronym variants collapse.
+    assert "zeroth-order optimization" in [k.text for k in found[2]]
+    assert "zeroth order optimization" not in words
+    assert "large language model" in [k.text for k in found[1]]
+    assert not {"LLM", "LLMs", "large language models", "Large Language Models"} & set(words)
+    assert all(2 <= len(paper) <= 5 for paper in found)
 
-    found = extract_keywords([strip_markup(t) for t in texts], fake_embedder.embed(texts), fake_embedder, 5)
-    words = " ".join(k.text for k in found[0])
-    assert len(found[0]) == 5
-    assert "ontrolled" not in words.replace("controlled", "")
-    assert "*" not in words
+
+@pytest.mark.parametrize(
+    ("phrase", "form"),
+    [
+        ("Large Language Models", "large language model"),
+        ("GNNs", "GNN"),
+        ("zeroth-order methods", "zeroth-order method"),
+        ("hypotheses", "hypothesis"),
+        ("analysis", "analysis"),
+    ],
+)
+def test_canonical_forms(phrase: str, form: str) -> None:
+    assert canonical(phrase) == form
+    assert canonical_key("zeroth-order method") == canonical_key("Zeroth Order Methods")
+
+
+def test_candidates_are_phrases_not_word_salad() -> None:
+    text = (
+        "As the number of accepted papers reaches into the thousands, we investigate how social media "
+        "influencers increase citation counts of papers they share. Adam depends on hyperparameters."
+    )
+    keys = set(abstract_candidates(text))
+    assert "social media influencer" in keys and "citation count" in keys
+    assert not any(k.split()[0] in {"the", "we", "investigate", "increase"} for k in keys)
+    assert "adam depends" not in keys and "accepted" not in keys
 
 
 def test_titles_unique_and_slugs_independent_of_neighbours() -> None:

@@ -98,7 +98,7 @@ def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
     page = files[f"papers/{evil.entry.slug}.md"]
     front_matter = yaml.safe_load(page.split("---\n")[1])
     assert set(front_matter) == {"title", "paper_id", "keywords"}
-    assert front_matter["title"] == 'Evil "title" --- layout: x <script>'
+    assert front_matter["title"] == 'Evil "title" --- layout: x &lt;script&gt;'
     body = to_html(page.split("---\n", 2)[2])
     assert "<script" not in body and "<b>" not in body
     assert "{{ 7*7 }}" in body

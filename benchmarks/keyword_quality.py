@@ -1,0 +1,124 @@
+"""Keyword quality: F1@5 against author keywords, and how well keywords connect papers.
+
+Runs the digest's own keyword extraction (the same candidates, KeyBERT ranking and statistics as
+`paper-digest build`) on a JSONL corpus whose `keywords` and `labels` are removed before anything
+sees it, then scores the first five keywords against the author keywords with the definition of
+../shared/eval/digest_eval.py (exact match after lowercasing, dropping punctuation and
+Porter-stemming each word; macro mean over papers with author keywords). Beside it: plain KeyBERT
+((1, 2)-grams, English stop words, MMR 0.5) on the same papers, and the keyword-page statistics.
+
+Usage: python benchmarks/keyword_quality.py [CORPUS.jsonl] [--eval PATH] [--cache-dir DIR] [--plain]
+(default corpus ../shared/corpora/neurips2023.jsonl)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SHARED = PROJECT_ROOT.parent / "shared"
+
+
+def load_eval(path: Path):
+    spec = importlib.util.spec_from_file_location("digest_eval", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def connectivity(keywords: list[list[str]]) -> tuple[int, int]:
+    """Papers with at least two keywords that have a keyword page (shared with another paper), and
+    the number of keyword pages."""
+    use = Counter(k for paper in keywords for k in set(paper))
+    pages = sum(1 for count in use.values() if count >= 2)
+    connected = sum(1 for paper in keywords if sum(1 for k in set(paper) if use[k] >= 2) >= 2)
+    return connected, pages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("corpus", nargs="?", type=Path, default=SHARED / "corpora" / "neurips2023.jsonl")
+    parser.add_argument("--eval", type=Path, default=SHARED / "eval" / "digest_eval.py")
+    parser.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "paper-digest")
+    parser.add_argument("--plain", action="store_true", help="also run plain KeyBERT for comparison")
+    arguments = parser.parse_args()
+
+    from generator.analyse import analysis_text, settle_titles
+    from generator.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+    from generator.keywords import find_candidates, rank_keywords
+    from generator.sources import read_collection
+
+    digest_eval = load_eval(arguments.eval)
+    gold = digest_eval.load(str(arguments.corpus))
+    stripped = arguments.cache_dir / "keyword-benchmark-input.jsonl"
+    stripped.parent.mkdir(parents=True, exist_ok=True)
+    with stripped.open("w", encoding="utf-8") as handle:
+        for record in gold:
+            handle.write(
+                json.dumps({k: v for k, v in record.items() if k not in ("keywords", "labels")}) + "\n"
+            )
+    papers = read_collection([stripped], name="benchmark").papers
+    stripped.unlink()
+    entries = settle_titles(papers)
+    embedder = CachedEmbedder(
+        SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "embeddings.sqlite3")
+    )
+
+    start = time.perf_counter()
+    vectors = embedder.embed([analysis_text(entry) for entry in entries])
+    embedded = time.perf_counter()
+    candidates = find_candidates(
+        [e.paper.abstract for e in entries], [None if e.title_was_derived else e.title for e in entries], 5
+    )
+    found = rank_keywords(candidates, vectors, embedder, 5)
+    done = time.perf_counter()
+
+    ours = {
+        entry.paper.id: [k.text for k in keywords] for entry, keywords in zip(entries, found, strict=True)
+    }
+    f1, precision, recall, scored = digest_eval.keyword_f1(gold, ours, 5)
+    connected, pages = connectivity(list(ours.values()))
+    print(f"corpus {arguments.corpus} ({len(entries)} papers, {scored} with author keywords)")
+    print(f"{'method':<44} {'F1@5':>6} {'P':>6} {'R':>6}")
+    print(f"{'paper-digest (candidates + KeyBERT + stats)':<44} {f1:>6.3f} {precision:>6.3f} {recall:>6.3f}")
+    print(
+        f"  {len(candidates.to_embed)} phrases embedded; papers embedded in {embedded - start:.1f}s, "
+        f"keywords in {done - embedded:.1f}s ({embedder.misses} texts newly embedded, the rest cached)"
+    )
+    print(
+        f"  {connected} of {len(entries)} papers ({connected / len(entries):.1%}) "
+        "have >= 2 keywords with a page;"
+    )
+    print(
+        f"  {pages} keyword pages; most used: {Counter(k for v in ours.values() for k in v).most_common(8)}"
+    )
+
+    if arguments.plain:
+        from keybert import KeyBERT
+
+        start = time.perf_counter()
+        model = KeyBERT(model=embedder.backend._load())
+        plain = model.extract_keywords(
+            [e.paper.abstract for e in entries],
+            keyphrase_ngram_range=(1, 2),
+            stop_words="english",
+            use_mmr=True,
+            diversity=0.5,
+            top_n=5,
+        )
+        plain_keywords = {e.paper.id: [w for w, _ in k] for e, k in zip(entries, plain, strict=True)}
+        f1, precision, recall, _ = digest_eval.keyword_f1(gold, plain_keywords, 5)
+        print(f"{'plain KeyBERT (1,2)-grams, MMR 0.5':<44} {f1:>6.3f} {precision:>6.3f} {recall:>6.3f}")
+        print(f"  {time.perf_counter() - start:.1f}s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Related-paper quality on a labelled corpus: P@k of tf-idf, of the embeddings alone and of the
+method Paper Digest ships, scored with the shared evaluation script's own definition.
+
+    python benchmarks/related_quality.py [CORPUS.jsonl] [--eval digest_eval.py] [--cache-dir DIR]
+
+P@k (``digest_eval.related_precision``): for each paper with a track label, the share of its first k
+related papers (labelled ones) that share a label with it. The corpus's ``labels`` and ``keywords`` are
+removed before any analysis sees a paper; the labels are used only for scoring. Papers are read, titled
+and turned into analysis texts by the project's own code and embedded through its cached embedder, so
+the shipped row is what ``paper-digest build`` would produce. Also printed: how well the topics agree
+with the labels (the same P@k idea, over all other labelled papers of the paper's topic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_ROOT))
+
+from generator.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.build import open_embedder  # noqa: E402
+from generator.config import load_settings  # noqa: E402
+from generator.related import find_related, paper_space, related_papers  # noqa: E402
+from generator.sources import read_collection  # noqa: E402
+from generator.topics import find_topics  # noqa: E402
+
+SHARED = PROJECT_ROOT.parent / "shared"
+DEFAULT_CORPUS = SHARED / "corpora" / "nlp_acl2020_emnlp2020_eacl2021.jsonl"
+DEFAULT_EVAL = SHARED / "eval" / "digest_eval.py"
+HIDDEN_FIELDS = ("labels", "keywords", "site_keywords")
+"""What the analysis must not see: the labels are the answer, author keywords a strong hint."""
+
+Neighbours = dict[str, list[str]]
+
+
+def load_eval(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("digest_eval", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def stripped_copy(records: list[dict], folder: Path) -> Path:
+    """The corpus without the hidden fields, as a JSON Lines file the project's reader takes."""
+    path = folder / "corpus.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for record in records:
+            visible = {key: value for key, value in record.items() if key not in HIDDEN_FIELDS}
+            out.write(json.dumps(visible, ensure_ascii=False) + "\n")
+    return path
+
+
+def tfidf_neighbours(texts: list[str], ids: list[str], evaluation: ModuleType, count: int) -> Neighbours:
+    """The evaluation script's own tf-idf baseline (its settings and its neighbour search)."""
+    vectorizer = TfidfVectorizer(
+        ngram_range=(1, 2), max_features=20000, min_df=5, max_df=0.1, sublinear_tf=True, stop_words="english"
+    )
+    matrix = vectorizer.fit_transform(texts).toarray().astype(np.float32)
+    return evaluation.neighbours(matrix, ids, count)
+
+
+def as_neighbours(related: list, ids: list[str]) -> Neighbours:
+    return {ids[i]: [ids[r.index] for r in near] for i, near in enumerate(related)}
+
+
+def topic_agreement(topics: list, labels: list[set[str]]) -> float:
+    """For each labelled paper, the share of the other labelled papers in its topic sharing a label
+    (what P@k would be for k random papers of the same topic); macro mean."""
+    shares = []
+    for topic in topics:
+        members = [labels[i] for i in topic.members if labels[i]]
+        for position, own in enumerate(members):
+            others = members[:position] + members[position + 1 :]
+            if others:
+                shares.append(sum(1 for other in others if other & own) / len(others))
+    return float(np.mean(shares)) if shares else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS, help="labelled JSON Lines")
+    parser.add_argument("--eval", type=Path, default=DEFAULT_EVAL, help="path of digest_eval.py")
+    parser.add_argument("--k", type=int, default=5, help="related papers scored per paper (default 5)")
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=10,
+        help="neighbours each method lists (default 10, as digest_eval's baselines); the first k "
+        "labelled ones are scored",
+    )
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: the project's cache_dir)")
+    arguments = parser.parse_args(argv)
+
+    evaluation = load_eval(arguments.eval)
+    records = evaluation.load(str(arguments.corpus))
+    settings = load_settings(PROJECT_ROOT)
+    cache_dir = (arguments.cache_dir or settings.resolve(settings.cache_dir)).absolute()
+
+    with tempfile.TemporaryDirectory() as folder:
+        collection = read_collection([stripped_copy(records, Path(folder))])
+    entries = settle_titles(collection.papers)
+    texts = [analysis_text(entry) for entry in entries]
+    ids = [entry.paper.id for entry in entries]
+    # Score against the corpus with ids as the reader keeps them (strings), labels untouched.
+    scored = [{**record, "id": paper_id} for record, paper_id in zip(records, ids, strict=True)]
+    labels = [evaluation.labels_of(record) for record in records]
+    print(
+        f"{arguments.corpus.name}: {len(records)} papers, {sum(map(bool, labels))} labelled; "
+        f"{', '.join(HIDDEN_FIELDS)} removed before analysis"
+    )
+
+    embedder = open_embedder(replace(settings, cache_dir=cache_dir))
+    started = time.perf_counter()
+    try:
+        embeddings = embedder.embed(texts)
+    finally:
+        embedder.cache.close()
+    print(
+        f"embeddings: {embedder.misses} computed, {embedder.hits} from {cache_dir} "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
+
+    count = arguments.candidates
+    no_keywords: list[list] = [[] for _ in texts]
+    shipped_space = {}
+
+    def tfidf() -> Neighbours:
+        return tfidf_neighbours(texts, ids, evaluation, count)
+
+    def embeddings_alone() -> Neighbours:
+        return as_neighbours(find_related(embeddings, no_keywords, count), ids)
+
+    def shipped() -> Neighbours:  # what analyse() runs, minus the keywords (they only explain matches)
+        shipped_space["space"] = space = paper_space(texts, embeddings)
+        return as_neighbours(related_papers(space, no_keywords, count), ids)
+
+    methods: list[tuple[str, Callable[[], Neighbours]]] = [
+        ("tf-idf (digest_eval baseline settings)", tfidf),
+        ("embeddings alone (cosine)", embeddings_alone),
+        ("shipped: joint space + query expansion", shipped),
+    ]
+    chance = evaluation.chance_precision(records)
+    print(f"related P@{arguments.k} (digest_eval.related_precision; chance {chance:.3f})")
+    for name, method in methods:
+        started = time.perf_counter()
+        neighbours = method()
+        elapsed = time.perf_counter() - started
+        precision, count = evaluation.related_precision(scored, neighbours, arguments.k)
+        print(f"  {name:40s} {precision:.3f}  over {count} papers  ({elapsed:.1f} s)")
+
+    started = time.perf_counter()
+    topics = find_topics(texts, shipped_space["space"].vectors)
+    elapsed = time.perf_counter() - started
+    sizes = sorted(len(topic.members) for topic in topics)
+    print(
+        f"topics: {len(topics)}, sizes min/median/max {sizes[0]}/{sizes[len(sizes) // 2]}/{sizes[-1]}, "
+        f"agreement with labels {topic_agreement(topics, labels):.3f} ({elapsed:.1f} s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,317 @@
+// The paper map. On the page that holds <div class="paper-map" data-src="…" data-root="…">, this
+// fetches the point data written by the generator (assets/paper-map.json, beside the site, never a
+// CDN) and draws it as an SVG: one link per paper, coloured by topic, with the topics named where
+// their papers gather. Scroll or the buttons zoom, dragging moves, a box finds papers by title.
+// URL fragments "#paper=SLUG" and "#topic=SLUG" (linked from paper and topic pages) pick one out.
+(function () {
+  "use strict";
+
+  const SVG = "http://www.w3.org/2000/svg";
+  const SIZE = 1000; // viewBox units; the data lies in the unit square
+  const MARGIN = 24;
+  const POINT_RADIUS = 4.5; // in screen pixels at any zoom
+  const LABEL_SIZE = 13;
+  const MAX_ZOOM = 40;
+  const DRAG_THRESHOLD = 4; // pixels a press may move and still count as a click
+
+  const STYLE = `
+.paper-map { position: relative; margin: 1em 0; font-size: .75rem; }
+.paper-map__bar { display: flex; flex-wrap: wrap; gap: .5em; align-items: center; margin-bottom: .5em; }
+.paper-map__bar input { flex: 1 1 14em; padding: .35em .6em; font: inherit; color: inherit;
+  background: var(--md-default-bg-color); border: 1px solid var(--md-default-fg-color--lighter); border-radius: .2em; }
+.paper-map__bar button { min-width: 2.2em; padding: .3em .6em; font: inherit; color: inherit; cursor: pointer;
+  background: var(--md-default-fg-color--lightest); border: 0; border-radius: .2em; }
+.paper-map__count { color: var(--md-default-fg-color--light); }
+.paper-map svg { display: block; width: 100%; height: min(75vh, 100vw); cursor: grab; touch-action: none;
+  border: 1px solid var(--md-default-fg-color--lightest); border-radius: .2em; background: var(--md-default-bg-color); }
+.paper-map svg.is-dragging { cursor: grabbing; }
+.paper-map circle { stroke: var(--md-default-bg-color); stroke-opacity: .7; transition: opacity .15s; }
+.paper-map a:hover circle, .paper-map circle.is-picked { stroke: var(--md-default-fg-color); stroke-opacity: 1; }
+.paper-map svg.is-filtered circle:not(.is-match) { opacity: .12; }
+.paper-map text { pointer-events: none; font-weight: 700; fill: var(--md-default-fg-color);
+  stroke: var(--md-default-bg-color); stroke-linejoin: round; paint-order: stroke; }
+.paper-map svg.is-filtered text:not(.is-match) { opacity: .25; }
+.paper-map__tip { position: absolute; z-index: 2; max-width: 24em; padding: .4em .6em; pointer-events: none;
+  background: var(--md-default-bg-color); box-shadow: var(--md-shadow-z2); border-radius: .2em; }
+.paper-map__tip small { display: block; color: var(--md-default-fg-color--light); }
+.paper-map__legend { display: flex; flex-wrap: wrap; gap: .2em 1em; margin: .8em 0 0; padding: 0; list-style: none; }
+.paper-map__legend li { margin: 0 !important; }
+.paper-map__legend li.is-active a { font-weight: 700; }
+.paper-map__swatch { display: inline-block; width: .8em; height: .8em; margin-right: .35em; border-radius: 50%;
+  vertical-align: -.05em; }
+`;
+
+  function element(name, attributes, parent, namespace) {
+    const node = namespace ? document.createElementNS(namespace, name) : document.createElement(name);
+    for (const [key, value] of Object.entries(attributes || {})) node.setAttribute(key, value);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  // Hues a golden angle apart, so topics with neighbouring numbers never look alike.
+  function topicColour(index) {
+    if (index < 0) return "hsl(0 0% 55%)";
+    return `hsl(${(index * 137.508) % 360} 70% ${index % 2 ? 38 : 50}%)`;
+  }
+
+  function slugOf(url) {
+    return url.replace(/(\/index)?\.html$|\/$/, "").split("/").pop();
+  }
+
+  function addStyle() {
+    if (document.getElementById("paper-map-style")) return;
+    element("style", { id: "paper-map-style" }, document.head).textContent = STYLE;
+  }
+
+  function draw(host, data) {
+    const root = host.dataset.root || "";
+    const papers = data.papers.map(([x, y, topic, title, url], index) => ({
+      index, topic, title, url: root + url, slug: slugOf(url),
+      x: MARGIN + x * (SIZE - 2 * MARGIN), y: MARGIN + y * (SIZE - 2 * MARGIN),
+    }));
+    const topics = data.topics.map((topic, index) => ({ ...topic, index, url: root + topic.url, members: [] }));
+    for (const paper of papers) if (topics[paper.topic]) topics[paper.topic].members.push(paper);
+
+    host.textContent = "";
+    const bar = element("div", { class: "paper-map__bar" }, host);
+    const search = element("input", { type: "search", placeholder: "Find papers by title", "aria-label": "Find papers by title" }, bar);
+    const count = element("span", { class: "paper-map__count", "aria-live": "polite" }, bar);
+    const zoomIn = element("button", { type: "button", title: "Zoom in" }, bar);
+    const zoomOut = element("button", { type: "button", title: "Zoom out" }, bar);
+    const reset = element("button", { type: "button", title: "Show all papers" }, bar);
+    zoomIn.textContent = "+";
+    zoomOut.textContent = "−";
+    reset.textContent = "Reset";
+
+    const svg = element("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, role: "img",
+      "aria-label": `Map of ${papers.length} papers coloured by topic` }, host, SVG);
+    const view = element("g", {}, svg, SVG);
+    const pointLayer = element("g", {}, view, SVG);
+    const labelLayer = element("g", {}, view, SVG);
+    const tip = element("div", { class: "paper-map__tip", hidden: "" }, host);
+
+    const circles = papers.map((paper) => {
+      const link = element("a", { href: paper.url, tabindex: "-1" }, pointLayer, SVG);
+      const circle = element("circle", { cx: paper.x.toFixed(1), cy: paper.y.toFixed(1),
+        fill: topicColour(paper.topic), "data-index": paper.index }, link, SVG);
+      return circle;
+    });
+
+    // Each topic is named at the median of its papers, where most of them are.
+    const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const labels = topics.filter((t) => t.members.length).map((topic) => {
+      const text = element("text", { x: median(topic.members.map((p) => p.x)), y: median(topic.members.map((p) => p.y)),
+        "text-anchor": "middle", "dominant-baseline": "middle", "data-topic": topic.index }, labelLayer, SVG);
+      text.textContent = topic.label.split(" · ")[0];
+      return text;
+    });
+
+    const legend = element("ul", { class: "paper-map__legend" }, host);
+    const legendItems = topics.map((topic) => {
+      const item = element("li", { "data-topic": topic.index }, legend);
+      element("span", { class: "paper-map__swatch", style: `background:${topicColour(topic.index)}` }, item);
+      const link = element("a", { href: topic.url }, item);
+      link.textContent = topic.label;
+      item.append(` (${topic.members.length})`);
+      item.addEventListener("mouseenter", () => highlight((p) => p.topic === topic.index, topic.index));
+      item.addEventListener("mouseleave", () => restoreHighlight());
+      return item;
+    });
+
+    // --- zoom and pan: one transform on the group; points and labels keep their screen size ----------
+    let zoom = { k: 1, x: 0, y: 0 };
+    let frame = 0;
+    function render() {
+      frame = 0;
+      view.setAttribute("transform", `translate(${zoom.x} ${zoom.y}) scale(${zoom.k})`);
+      const box = svg.getBoundingClientRect();
+      const unit = SIZE / (Math.min(box.width, box.height) || SIZE) / zoom.k; // viewBox units per pixel
+      for (const circle of circles) {
+        circle.setAttribute("r", (POINT_RADIUS * unit).toFixed(2));
+        circle.setAttribute("stroke-width", unit.toFixed(2));
+      }
+      for (const label of labels) {
+        label.setAttribute("font-size", (LABEL_SIZE * unit).toFixed(2));
+        label.setAttribute("stroke-width", (3 * unit).toFixed(2));
+      }
+    }
+    function schedule() {
+      if (!frame) frame = requestAnimationFrame(render);
+    }
+    function toViewBox(event) {
+      const box = svg.getBoundingClientRect();
+      const scale = SIZE / Math.min(box.width, box.height); // "meet": the square fits the shorter side
+      return { x: (event.clientX - box.left - (box.width - SIZE / scale) / 2) * scale,
+               y: (event.clientY - box.top - (box.height - SIZE / scale) / 2) * scale };
+    }
+    function zoomAt(point, factor) {
+      const k = Math.min(MAX_ZOOM, Math.max(1, zoom.k * factor));
+      const f = k / zoom.k;
+      zoom = { k, x: point.x - (point.x - zoom.x) * f, y: point.y - (point.y - zoom.y) * f };
+      if (k === 1) zoom = { k: 1, x: 0, y: 0 };
+      schedule();
+    }
+    function centreOn(x, y, k) {
+      zoom = { k, x: SIZE / 2 - x * k, y: SIZE / 2 - y * k };
+      schedule();
+    }
+    if (window.ResizeObserver) new ResizeObserver(schedule).observe(svg); // keep points a fixed pixel size
+    svg.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      zoomAt(toViewBox(event), Math.exp(-event.deltaY * (event.deltaMode ? 0.05 : 0.002)));
+    }, { passive: false });
+    zoomIn.addEventListener("click", () => zoomAt({ x: SIZE / 2, y: SIZE / 2 }, 1.6));
+    zoomOut.addEventListener("click", () => zoomAt({ x: SIZE / 2, y: SIZE / 2 }, 1 / 1.6));
+    reset.addEventListener("click", () => {
+      search.value = "";
+      pinned = null;
+      restoreHighlight();
+      zoom = { k: 1, x: 0, y: 0 };
+      schedule();
+    });
+
+    let press = null;
+    let dragged = false;
+    svg.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      press = { id: event.pointerId, start: toViewBox(event), origin: { ...zoom }, sx: event.clientX, sy: event.clientY };
+      dragged = false;
+    });
+    svg.addEventListener("pointermove", (event) => {
+      if (!press || event.pointerId !== press.id) return;
+      if (!dragged && Math.hypot(event.clientX - press.sx, event.clientY - press.sy) < DRAG_THRESHOLD) return;
+      if (!dragged) {
+        dragged = true;
+        svg.setPointerCapture(event.pointerId);
+        svg.classList.add("is-dragging");
+        hideTip();
+      }
+      const now = toViewBox(event);
+      zoom = { ...press.origin, x: press.origin.x + now.x - press.start.x, y: press.origin.y + now.y - press.start.y };
+      schedule();
+    });
+    const release = () => {
+      press = null;
+      svg.classList.remove("is-dragging");
+    };
+    svg.addEventListener("pointerup", release);
+    svg.addEventListener("pointercancel", release);
+    // A point is a real link (open in a new tab works); a plain click loads the page itself, so
+    // the theme's instant navigation never sees an SVG link. A drag that ends on a point is no click.
+    svg.addEventListener("click", (event) => {
+      const link = event.target.closest("a");
+      if (!link) return;
+      if (dragged) {
+        event.preventDefault();
+        event.stopPropagation();
+        dragged = false;
+        return;
+      }
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      event.stopPropagation();
+      window.location.assign(link.getAttribute("href"));
+    });
+
+    // --- the title on hover --------------------------------------------------------------------------
+    function showTip(paper, clientX, clientY) {
+      tip.textContent = paper.title;
+      const topic = topics[paper.topic];
+      if (topic) element("small", {}, tip).textContent = topic.label;
+      tip.hidden = false;
+      const box = host.getBoundingClientRect();
+      const left = Math.min(clientX - box.left + 14, box.width - tip.offsetWidth - 4);
+      tip.style.left = `${Math.max(0, left)}px`;
+      tip.style.top = `${clientY - box.top + 14}px`;
+    }
+    function hideTip() {
+      tip.hidden = true;
+    }
+    svg.addEventListener("pointerover", (event) => {
+      const index = event.target.dataset && event.target.dataset.index;
+      if (index !== undefined && !press) showTip(papers[index], event.clientX, event.clientY);
+    });
+    svg.addEventListener("pointerout", (event) => {
+      if (event.target.dataset && event.target.dataset.index !== undefined) hideTip();
+    });
+
+    // --- highlighting: a topic (legend, #topic=), a search, or one paper (#paper=) --------------------
+    let pinned = null; // the highlight to come back to when the pointer leaves the legend
+    function highlight(matches, topicIndex) {
+      svg.classList.add("is-filtered");
+      let found = 0;
+      papers.forEach((paper, i) => {
+        const hit = matches(paper);
+        found += hit;
+        circles[i].classList.toggle("is-match", hit);
+      });
+      for (const label of labels) label.classList.toggle("is-match", Number(label.dataset.topic) === topicIndex);
+      for (const item of legendItems) item.classList.toggle("is-active", Number(item.dataset.topic) === topicIndex);
+      return found;
+    }
+    function clearHighlight() {
+      svg.classList.remove("is-filtered");
+      for (const item of legendItems) item.classList.remove("is-active");
+    }
+    function restoreHighlight() {
+      if (search.value.trim()) runSearch();
+      else if (pinned) highlight(pinned.matches, pinned.topic);
+      else clearHighlight();
+    }
+    function runSearch() {
+      const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      if (!words.length) {
+        count.textContent = "";
+        restoreHighlight();
+        return;
+      }
+      const found = highlight((paper) => words.every((w) => paper.title.toLowerCase().includes(w)), -1);
+      count.textContent = `${found} of ${papers.length} papers`;
+    }
+    search.addEventListener("input", runSearch);
+
+    const fragment = decodeURIComponent(window.location.hash.slice(1));
+    const [kind, slug] = fragment.split("=");
+    if (kind === "topic") {
+      const topic = topics.find((t) => t.slug === slug);
+      if (topic) {
+        pinned = { matches: (p) => p.topic === topic.index, topic: topic.index };
+        count.textContent = `${topic.members.length} papers in ${topic.label}`;
+      }
+    } else if (kind === "paper") {
+      const paper = papers.find((p) => p.slug === slug);
+      if (paper) {
+        circles[paper.index].classList.add("is-picked");
+        pinned = { matches: (p) => p.topic === paper.topic || p === paper, topic: paper.topic };
+        centreOn(paper.x, paper.y, 4);
+        requestAnimationFrame(() => {
+          const box = circles[paper.index].getBoundingClientRect();
+          showTip(paper, box.left + box.width / 2, box.top + box.height / 2);
+        });
+      }
+    }
+    restoreHighlight();
+    render();
+    host.dataset.ready = "true";
+  }
+
+  function start() {
+    const host = document.querySelector(".paper-map[data-src]");
+    if (!host || host.dataset.ready) return;
+    addStyle();
+    host.textContent = "Loading the map…";
+    fetch(host.dataset.src)
+      .then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return response.json();
+      })
+      .then((data) => draw(host, data))
+      .catch((error) => {
+        host.textContent = `The map could not be loaded (${error.message}).`;
+      });
+  }
+
+  // Material's instant navigation swaps pages without reloading scripts: start on every page change.
+  if (typeof document$ !== "undefined") document$.subscribe(start);
+  else document.addEventListener("DOMContentLoaded", start);
+})();

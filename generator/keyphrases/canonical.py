@@ -1,0 +1,134 @@
+"""One keyword, one spelling: canonical forms that collapse case, plural and hyphen variants.
+
+``canonical`` is the display form of a phrase on its own; ``canonical_key`` is its identity, under
+which "Large Language Models", "large language model" and "large-language model" are one keyword.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def lower(token: str) -> str:
+    return token.lower().replace("’", "'")
+
+
+def is_acronym(token: str) -> bool:
+    """LLM, LLMs, GNN, ViT, BERT, 3D, fMRI: at least two capitals, or a capital and a digit."""
+    core = token[:-1] if token.endswith("s") and len(token) > 2 and token[-2].isupper() else token
+    capitals = sum(c.isupper() for c in core)
+    return (capitals >= 2 or (capitals >= 1 and any(c.isdigit() for c in core))) and "-" not in core
+
+
+_IRREGULAR_SINGULARS = {
+    "analyses": "analysis",
+    "bases": "basis",
+    "hypotheses": "hypothesis",
+    "theses": "thesis",
+    "axes": "axis",
+    "crises": "crisis",
+    "diagnoses": "diagnosis",
+    "vertices": "vertex",
+    "matrices": "matrix",
+    "indices": "index",
+    "simplices": "simplex",
+    "appendices": "appendix",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+    "data": "data",
+    "media": "medium",
+    "children": "child",
+    "people": "people",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "teeth": "tooth",
+    "feet": "foot",
+    "geese": "goose",
+    "lives": "life",
+    "leaves": "leaf",
+    "halves": "half",
+    "selves": "self",
+    "wolves": "wolf",
+    "shelves": "shelf",
+    "knives": "knife",
+    "curves": "curve",
+    "caches": "cache",
+    "heroes": "hero",
+    "echoes": "echo",
+    "potatoes": "potato",
+    "vetoes": "veto",
+    "biases": "bias",
+    "aliases": "alias",
+    "gases": "gas",
+    "lenses": "lens",
+    "buses": "bus",
+    "statuses": "status",
+    "viruses": "virus",
+    "corpora": "corpus",
+    "genera": "genus",
+    "automata": "automaton",
+    "schemata": "schema",
+    "stimuli": "stimulus",
+    "nuclei": "nucleus",
+    "radii": "radius",
+    "foci": "focus",
+    "loci": "locus",
+    "fungi": "fungus",
+    "cacti": "cactus",
+    "optima": "optimum",
+    "maxima": "maximum",
+    "minima": "minimum",
+    "spectra": "spectrum",
+    "quanta": "quantum",
+    "strata": "stratum",
+    "curricula": "curriculum",
+}
+_NOT_PLURAL = re.compile(
+    r"(ss|us|is|ics|ous|ness|sis|xis|ias|as|os|ys|series|species|means|news|physics|"
+    r"themselves|ourselves|this|thus|always|lens|gas|bias|alias|atlas|canvas|chaos|ethos|pathos|"
+    r"kudos|logos|cosmos|mathematics|economics|statistics|dynamics|robotics|genomics|graphics|"
+    r"kinetics|linguistics|analytics|semantics|ethics|optics|heuristics|kinematics|mechanics|"
+    r"informatics|politics|whereas|perhaps|besides|towards|across|Ares)$",
+    re.IGNORECASE,
+)
+
+
+def singular(word: str) -> str:
+    """Rule-based singular of one lowercase English noun (plural -> singular; else unchanged)."""
+    w = word
+    if w in _IRREGULAR_SINGULARS:
+        return _IRREGULAR_SINGULARS[w]
+    if len(w) <= 3 or not w.endswith("s") or _NOT_PLURAL.search(w):
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if re.search(r"(ches|shes|xes|zzes|sses)$", w):
+        return w[:-2]
+    if w.endswith("oes") and len(w) > 5:
+        return w[:-2]
+    return w[:-1]
+
+
+def singular_token(token: str) -> str:
+    """The singular of a token: ``LLMs`` -> ``LLM``; ``fine-tuned models`` keeps its hyphens."""
+    if is_acronym(token):
+        return token[:-1] if token.endswith("s") and token[-2].isupper() else token
+    parts = token.split("-")
+    parts[-1] = singular(parts[-1])
+    return "-".join(parts)
+
+
+def canonical(phrase: str) -> str:
+    """The display form of a phrase: lowercase except acronyms (``LLMs`` -> ``LLM``), last word
+    singular (``Large Language Models`` -> ``large language model``), hyphens kept as written."""
+    tokens = phrase.split()
+    words = [token if is_acronym(token) else lower(token) for token in tokens]
+    if words:
+        words[-1] = singular_token(words[-1])
+    return " ".join(words)
+
+
+def canonical_key(phrase: str) -> str:
+    """The identity of a phrase: its canonical form, lowercased, hyphen, slash and space alike."""
+    return re.sub(r"[\s\-/]+", " ", canonical(phrase).lower()).strip()

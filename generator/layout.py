@@ -1,0 +1,118 @@
+"""The paper map: a 2-D layout of the papers, cached on disk by the matrix it was computed from.
+
+t-SNE (scikit-learn, cosine distance on the centred embeddings) keeps the most of each paper's
+neighbourhood of the methods measured (42% of its 10 nearest neighbours, against 31% for UMAP and 4%
+for PCA at 2,634 papers), needs no new dependency, and is deterministic with a fixed seed. It costs
+about 30 s at 2,634 papers and grows as N log N (minutes at 10k), so the result is stored in the
+cache folder under a hash of the input matrix and a warm rebuild reads it back. Small digests, and any
+t-SNE failure, get PCA, which is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from generator.related import centred
+
+LAYOUT_VERSION = "tsne-cosine-pca-init-1"
+"""Part of the cache key: change it when the layout method or its settings change."""
+MIN_PAPERS_FOR_TSNE = 50
+"""Below this a t-SNE neighbourhood (perplexity) spans most of the digest and shows nothing PCA does not."""
+PERPLEXITY = 30.0
+CACHE_SUBDIR = "layouts"
+
+
+@dataclass(frozen=True)
+class MapLayout:
+    positions: np.ndarray
+    """(N, 2), inside the unit square; both axes share one scale, so distances read truly."""
+    method: str
+    """"t-SNE" or "PCA"."""
+    from_cache: bool = False
+
+
+def map_layout(embeddings: np.ndarray, cache_dir: Path | None = None) -> MapLayout:
+    """A 2-D position for each paper, from its embedding; read from ``cache_dir`` when computed before."""
+    count = len(embeddings)
+    if count < 3:  # nothing to lay out: one point in the middle, or two side by side
+        return MapLayout(_fit_unit_square(np.column_stack([np.arange(count), np.zeros(count)])), "PCA")
+    if count < MIN_PAPERS_FOR_TSNE:
+        return MapLayout(_fit_unit_square(_pca(embeddings)), "PCA")
+
+    cached = _cache_file(embeddings, cache_dir)
+    if cached is not None:
+        positions = _read_cached(cached, count)
+        if positions is not None:
+            return MapLayout(positions, "t-SNE", from_cache=True)
+    try:
+        positions = _fit_unit_square(_tsne(embeddings))
+    except (ValueError, MemoryError, FloatingPointError):
+        return MapLayout(_fit_unit_square(_pca(embeddings)), "PCA")
+    if cached is not None:
+        _write_cached(cached, positions)
+    return MapLayout(positions, "t-SNE")
+
+
+def _tsne(embeddings: np.ndarray) -> np.ndarray:
+    from sklearn.manifold import TSNE
+
+    perplexity = min(PERPLEXITY, (len(embeddings) - 1) / 3)
+    model = TSNE(n_components=2, metric="cosine", init="pca", perplexity=perplexity, random_state=0)
+    return model.fit_transform(centred(embeddings.astype(np.float32)))
+
+
+def _pca(embeddings: np.ndarray) -> np.ndarray:
+    from sklearn.decomposition import PCA
+
+    data = centred(embeddings.astype(np.float32))
+    components = min(2, data.shape[1], len(data))
+    projected = PCA(n_components=components, random_state=0).fit_transform(data)
+    return np.pad(projected, ((0, 0), (0, 2 - components)))
+
+
+def _fit_unit_square(points: np.ndarray) -> np.ndarray:
+    """Shift and scale (one factor for both axes) into [0, 1]², centred along the shorter side."""
+    points = np.asarray(points, dtype=np.float64)
+    if not len(points):
+        return points.reshape(0, 2)
+    low, high = points.min(axis=0), points.max(axis=0)
+    extent = float((high - low).max())
+    if extent <= 0:
+        return np.full_like(points, 0.5)
+    return (points - low) / extent + (1.0 - (high - low) / extent) / 2
+
+
+def _cache_file(embeddings: np.ndarray, cache_dir: Path | None) -> Path | None:
+    if cache_dir is None:
+        return None
+    data = np.ascontiguousarray(embeddings, dtype=np.float32)
+    digest = hashlib.sha256(f"{LAYOUT_VERSION}\0{data.shape}\0".encode())
+    digest.update(data.tobytes())
+    return cache_dir / CACHE_SUBDIR / f"{digest.hexdigest()}.npy"
+
+
+def _read_cached(path: Path, count: int) -> np.ndarray | None:
+    """The stored layout, or ``None`` if missing or unusable (it is then recomputed, never trusted)."""
+    try:
+        positions = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if positions.shape != (count, 2) or not np.isfinite(positions).all():
+        return None
+    return positions.astype(np.float64)
+
+
+def _write_cached(path: Path, positions: np.ndarray) -> None:
+    """Best effort: a read-only cache folder costs a recomputation next time, not the build."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npy")
+        np.save(temporary, positions)
+        temporary.replace(path)
+    except OSError:
+        pass

@@ -1,0 +1,193 @@
+"""Topics: the papers grouped by k-means on the joint vectors, each group labelled by its own phrases.
+
+The clustering runs on the same joint vectors as the related papers (``generator.related``), which
+agree better with the NLP dev set's tracks than the embeddings alone. About sqrt(N/2) topics, at most
+40: 5 for the bundled 57 papers, 36 for ICML 2024's 2,634, so the topic list stays a few dozen.
+
+Labels use class-based tf-idf (c-TF-IDF, as in BERTopic): a topic's papers are read as one document
+and a phrase scores by how much more that document uses it than the digest as a whole does. Three
+phrases make a label; each phrase labels only the topic that uses it most, so two topics never read
+alike, and a label never says the same word twice ("graph" and "graphs", "rl" and "reinforcement
+learning").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.feature_extraction.text import CountVectorizer
+
+from generator.model import Topic
+from generator.related import phrases
+
+MAX_TOPICS = 40
+PHRASES_PER_LABEL = 3
+CANDIDATES_PER_TOPIC = 60
+K_MEANS_RUNS = 4
+
+# Too vague to stand alone in a label (they still count inside phrases: "neural networks").
+_VAGUE_WORDS = frozenset(
+    """model models modeling modelling learning data training algorithm algorithms network networks
+    neural deep system systems analysis information techniques technique theory results setting
+    settings approach method methods function functions problem problems""".split()  # noqa: SIM905
+)
+
+
+def topic_count(paper_count: int) -> int:
+    """About sqrt(N/2) topics, between 1 and ``MAX_TOPICS``, never more than there are papers."""
+    if paper_count <= 0:
+        return 0
+    return int(min(MAX_TOPICS, paper_count, max(1, round(math.sqrt(paper_count / 2)))))
+
+
+def cluster_papers(vectors: np.ndarray, count: int, seed: int = 0) -> list[list[int]]:
+    """``count`` groups of row indices (fewer if rows coincide), largest first, each group's most
+    central paper first."""
+    if count <= 1 or len(vectors) <= 1:
+        groups = [list(range(len(vectors)))] if len(vectors) else []
+        return [_central_first(vectors, group) for group in groups]
+    assignment = KMeans(n_clusters=count, n_init=K_MEANS_RUNS, random_state=seed).fit_predict(vectors)
+    groups = [np.flatnonzero(assignment == c).tolist() for c in range(count)]
+    groups = [g for g in groups if g]  # k-means leaves a cluster empty when rows coincide
+    groups.sort(key=lambda g: (-len(g), g[0]))
+    return [_central_first(vectors, group) for group in groups]
+
+
+def _central_first(vectors: np.ndarray, members: list[int]) -> list[int]:
+    """Members by similarity to their mean, so a topic page opens with its most typical papers."""
+    centre = vectors[members].mean(axis=0)
+    closeness = vectors[members] @ centre
+    return [members[i] for i in np.lexsort((members, -closeness))]
+
+
+def _word_root(word: str) -> str:
+    """A crude stem, enough to see that "graph" and "graphs" or "policy" and "policies" repeat."""
+    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("s", "")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith(("ss", "us", "is")):
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def _roots(phrase: str) -> frozenset[str]:
+    return frozenset(_word_root(w) for w in phrase.split())
+
+
+def _is_acronym_of(short: str, long: str) -> bool:
+    """ "llms" and "llm" abbreviate "large language models"; "rl" abbreviates "reinforcement learning"."""
+    words = long.split()
+    if " " in short or len(words) < 2:
+        return False
+    initials = "".join(w[0] for w in words).rstrip("s")
+    short = short.rstrip("s")
+    return len(initials) >= 2 and short == initials
+
+
+def topic_phrase_weights(
+    texts: Sequence[str], groups: Sequence[Sequence[int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """c-TF-IDF: ``(weights, support, phrases)`` with one row per topic and one column per phrase.
+
+    weight = tf(phrase, topic) / words(topic) * log(1 + mean words per topic / tf(phrase, digest));
+    support = how many of the topic's papers use the phrase.
+    """
+    vectorizer = CountVectorizer(analyzer=lambda text: phrases(text, 3))
+    try:
+        counts = vectorizer.fit_transform(texts).tocsr().astype(np.float64)  # papers x phrases
+    except ValueError:  # not one phrase in the whole digest
+        return np.zeros((len(groups), 0)), np.zeros((len(groups), 0)), np.array([], dtype=str)
+    membership = sp.csr_matrix(
+        (
+            np.ones(sum(len(g) for g in groups)),
+            ([t for t, g in enumerate(groups) for _ in g], [i for g in groups for i in g]),
+        ),
+        shape=(len(groups), len(texts)),
+    )
+    topic_counts = (membership @ counts).toarray()
+    support = (membership @ (counts > 0).astype(np.float64)).toarray()
+    words_per_topic = np.maximum(topic_counts.sum(axis=1, keepdims=True), 1.0)
+    digest_counts = np.maximum(topic_counts.sum(axis=0, keepdims=True), 1.0)
+    weights = topic_counts / words_per_topic * np.log1p(words_per_topic.mean() / digest_counts)
+    return weights, support, vectorizer.get_feature_names_out()
+
+
+def _min_support(topic_size: int) -> int:
+    """A label phrase must be used by several of the topic's papers (3 in a topic of 20 or more),
+    not be one paper's idiosyncrasy."""
+    return max(1, min(3, math.ceil(topic_size / 10)))
+
+
+def label_topics(texts: Sequence[str], groups: Sequence[Sequence[int]]) -> list[tuple[str, ...]]:
+    """Up to three phrases per topic, best first."""
+    weights, support, vocabulary = topic_phrase_weights(texts, groups)
+    if not vocabulary.size:
+        return [() for _ in groups]
+    owner = weights.argmax(axis=0)  # each phrase labels only the topic that uses it most
+    labels = []
+    for topic, group in enumerate(groups):
+        usable = np.flatnonzero((support[topic] >= _min_support(len(group))) & (weights[topic] > 0))
+        ranked = usable[np.lexsort((usable, -weights[topic, usable]))][:CANDIDATES_PER_TOPIC]
+        own = [(str(vocabulary[j]), float(weights[topic, j])) for j in ranked if owner[j] == topic]
+        chosen = pick_label(own)
+        if not chosen:  # every good phrase belongs to a topic that uses it more: share one
+            chosen = pick_label([(str(vocabulary[j]), float(weights[topic, j])) for j in ranked])
+        labels.append(tuple(chosen))
+    return labels
+
+
+def pick_label(candidates: Sequence[tuple[str, float]], size: int = PHRASES_PER_LABEL) -> list[str]:
+    """The best ``size`` phrases (``candidates`` are best first) that repeat no word.
+
+    A longer phrase replaces the shorter ones it contains when it scores at least a third as well
+    ("neural", "networks" -> "neural networks"), and a spelled-out phrase replaces its acronym.
+    """
+    chosen: list[tuple[str, float]] = []
+    for phrase, weight in candidates:
+        if phrase in _VAGUE_WORDS or any(p == phrase for p, _ in chosen):
+            continue
+        if any(_is_acronym_of(phrase, p) for p, _ in chosen):
+            continue
+        abbreviated = [c for c in chosen if _is_acronym_of(c[0], phrase)]
+        if abbreviated:
+            chosen[chosen.index(abbreviated[0])] = (phrase, abbreviated[0][1])
+            chosen = _without_contained(chosen)
+            continue
+        roots = _roots(phrase)
+        clashing = [c for c in chosen if roots & _roots(c[0])]
+        if not clashing:
+            if len(chosen) < size:
+                chosen.append((phrase, weight))
+            continue
+        best = max(w for _, w in clashing)
+        if all(_roots(c[0]) < roots for c in clashing) and weight >= best / 3:
+            first = chosen.index(clashing[0])
+            kept = [c for c in chosen if c not in clashing]
+            kept.insert(min(first, len(kept)), (phrase, best))
+            chosen = kept
+    return [phrase for phrase, _ in chosen]
+
+
+def _without_contained(chosen: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drops a phrase whose words all appear in another chosen phrase."""
+    return [
+        c
+        for c in chosen
+        if not any(o is not c and _roots(c[0]) <= _roots(o[0]) and len(o[0]) > len(c[0]) for o in chosen)
+    ]
+
+
+def find_topics(texts: Sequence[str], vectors: np.ndarray) -> list[Topic]:
+    """Topics of the digest, largest first; every paper is in exactly one."""
+    groups = cluster_papers(vectors, topic_count(len(texts)))
+    labels = label_topics(texts, groups)
+    return [
+        Topic(
+            label=" · ".join(phrases_) if phrases_ else f"Topic {number}",
+            phrases=phrases_,
+            members=tuple(group),
+        )
+        for number, (group, phrases_) in enumerate(zip(groups, labels, strict=True), start=1)
+    ]

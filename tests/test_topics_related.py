@@ -1,0 +1,270 @@
+"""Related papers in the joint space, topics, the paper map and their pages (fake embedder, no model)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator import layout, related
+from generator.analyse import analyse
+from generator.build import BuildRequest, build_digest
+from generator.config import load_settings
+from generator.layout import map_layout
+from generator.model import Collection, Keyword, Paper, SourceLocation
+from generator.progress import Reporter
+from generator.related import paper_space, related_papers, shared_terms
+from generator.render import MAP_DATA, PageRenderer
+from generator.topics import find_topics, pick_label, topic_count
+from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
+
+THEMES = {
+    "graphs": "graph neural networks node classification message passing graph convolution edges "
+    "heterophily oversmoothing molecular graphs link prediction",
+    "language": "large language models decoding reasoning prompts tokens instruction tuning "
+    "chain-of-thought hallucination retrieval augmented generation",
+    "optimisation": "stochastic gradient descent convex optimization convergence rate step size "
+    "momentum adaptive methods nonconvex objectives variance reduction",
+}
+COMMON = ["we", "study", "results", "experiments", "data", "benchmarks", "analysis", "approach"]
+
+
+def themed_corpus(per_theme: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    """Abstracts drawn from three disjoint vocabularies, plus words every abstract uses."""
+    random = np.random.default_rng(seed)
+    texts, themes = [], []
+    for number in range(per_theme):
+        for theme, vocabulary in THEMES.items():
+            words = vocabulary.split()
+            picked = [words[i] for i in random.integers(0, len(words), 30)] + list(random.choice(COMMON, 8))
+            texts.append(f"Paper {number} on {theme}. " + " ".join(picked) + ".")
+            themes.append(theme)
+    return texts, themes
+
+
+def themed_digest(per_theme: int, embedder: FakeEmbedder):
+    texts, themes = themed_corpus(per_theme)
+    location = SourceLocation(Path("x.jsonl"), 1)
+    papers = tuple(
+        Paper(id=f"p{i}", abstract=text.split(". ", 1)[1], title=text.split(". ", 1)[0], source=location)
+        for i, text in enumerate(texts)
+    )
+    return analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5), themes
+
+
+# --- related papers ------------------------------------------------------------------------------
+
+
+def test_related_in_the_joint_space_are_sane_and_explained(fake_embedder) -> None:
+    texts, themes = themed_corpus(15)
+    embeddings = fake_embedder.embed(texts)
+    keywords = [[Keyword(themes[i], 1.0), Keyword(f"own {i}", 1.0)] for i in range(len(texts))]
+    space = paper_space(texts, embeddings)
+    assert space.vectors.shape[0] == len(texts) and space.vectors.shape[1] > embeddings.shape[1]
+    found = related_papers(space, keywords, 5)
+    same_theme = []
+    for index, near in enumerate(found):
+        assert len(near) == 5
+        assert index not in [r.index for r in near]
+        scores = [r.score for r in near]
+        assert scores == sorted(scores, reverse=True)
+        assert all(0 < s <= 1 for s in scores)
+        for r in near:
+            both = {k.text for k in keywords[index]} & {k.text for k in keywords[r.index]}
+            assert set(r.shared_keywords) <= both
+            assert r.shared_terms, "every pair here shares words"
+            for term in r.shared_terms:
+                assert term in texts[index].lower() and term in texts[r.index].lower()
+            same_theme.append(themes[r.index] == themes[index])
+    assert np.mean(same_theme) > 0.9
+
+
+def test_related_do_not_depend_on_chunking(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts, _ = themed_corpus(10)
+    space = paper_space(texts, fake_embedder.embed(texts))
+    keywords = [[] for _ in texts]
+    whole = related_papers(space, keywords, 5)
+    monkeypatch.setattr(related, "CHUNK_ROWS", 7)
+    assert related_papers(space, keywords, 5) == whole
+
+
+def test_shared_terms_prefer_the_longer_phrase(fake_embedder) -> None:
+    texts = [
+        "Graph neural networks for molecules and graph neural networks for proteins.",
+        "We train graph neural networks on citation data.",
+        "Unrelated text about tokenizers.",
+    ]
+    lexical = paper_space(texts, fake_embedder.embed(texts)).lexical
+    assert lexical is not None
+    assert shared_terms(lexical, 0, 1) == ("graph neural networks",)
+    assert shared_terms(lexical, 0, 2) == ()
+
+
+# --- topics --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("papers", "topics"), [(0, 0), (1, 1), (3, 1), (8, 2), (57, 5), (2529, 36), (2634, 36), (10_000, 40)]
+)
+def test_topic_count(papers: int, topics: int) -> None:
+    assert topic_count(papers) == topics
+
+
+def test_topics_partition_the_papers_and_are_named_by_their_own_words(fake_embedder) -> None:
+    texts, themes = themed_corpus(15)
+    topics = find_topics(texts, paper_space(texts, fake_embedder.embed(texts)).vectors)
+    assert len(topics) == topic_count(len(texts)) == 5
+    members = sorted(i for topic in topics for i in topic.members)
+    assert members == list(range(len(texts)))
+    assert [len(t.members) for t in topics] == sorted((len(t.members) for t in topics), reverse=True)
+    labels = [topic.label for topic in topics]
+    assert len(set(labels)) == len(labels)
+    phrases = [p for topic in topics for p in topic.phrases]
+    assert len(set(phrases)) == len(phrases), "a phrase labels one topic only"
+    for topic in topics:
+        theme_counts = {t: sum(themes[i] == t for i in topic.members) for t in THEMES}
+        main_theme = max(theme_counts, key=theme_counts.__getitem__)
+        assert theme_counts[main_theme] == len(topic.members), "each topic is one theme"
+        assert 1 <= len(topic.phrases) <= 3
+        assert topic.label == " · ".join(topic.phrases)
+        for phrase in topic.phrases:
+            assert phrase in THEMES[main_theme], (phrase, main_theme)
+
+
+def test_label_phrases_merge_rather_than_repeat() -> None:
+    assert pick_label([("neural", 3.0), ("networks", 2.0), ("neural networks", 1.5)]) == ["neural networks"]
+    assert pick_label([("rl", 3.0), ("policy", 2.0), ("reinforcement learning", 1.5)]) == [
+        "reinforcement learning",
+        "policy",
+    ]
+    assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
+    assert pick_label([("models", 9.0), ("learning", 8.0), ("privacy", 1.0)]) == ["privacy"]
+    assert pick_label([("a", 4.0), ("b", 3.0), ("c", 2.0), ("d", 1.0)]) == ["a", "b", "c"]
+
+
+# --- the map -------------------------------------------------------------------------------------
+
+
+def test_map_layout_is_cached_by_its_input(tmp_path: Path) -> None:
+    random = np.random.default_rng(0)
+    embeddings = random.normal(size=(60, 16)).astype(np.float32)
+    first = map_layout(embeddings, tmp_path)
+    assert first.method == "t-SNE" and not first.from_cache
+    (cached,) = (tmp_path / layout.CACHE_SUBDIR).iterdir()
+    assert first.positions.shape == (60, 2)
+    assert first.positions.min() >= 0 and first.positions.max() <= 1
+    again = map_layout(embeddings, tmp_path)
+    assert again.from_cache
+    np.testing.assert_array_equal(again.positions, first.positions)
+    other = map_layout(embeddings[::-1].copy(), tmp_path)
+    assert not other.from_cache
+
+    cached.write_bytes(b"not a numpy file")
+    repaired = map_layout(embeddings, tmp_path)
+    assert not repaired.from_cache
+    np.testing.assert_allclose(repaired.positions, first.positions)  # deterministic
+    assert map_layout(embeddings, tmp_path).from_cache
+
+
+def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    random = np.random.default_rng(1)
+    assert map_layout(random.normal(size=(10, 8)), tmp_path).method == "PCA"
+    for count in (0, 1, 2):
+        positions = map_layout(random.normal(size=(count, 8)), tmp_path).positions
+        assert positions.shape == (count, 2)
+        assert ((positions >= 0) & (positions <= 1)).all()
+
+    def broken(_embeddings):
+        raise ValueError("no t-SNE today")
+
+    monkeypatch.setattr(layout, "_tsne", broken)
+    fallback = map_layout(random.normal(size=(80, 8)), tmp_path)
+    assert fallback.method == "PCA" and fallback.positions.shape == (80, 2)
+
+
+# --- pages and export ----------------------------------------------------------------------------
+
+
+def test_topic_pages_map_and_export(fake_embedder) -> None:
+    digest, _ = themed_digest(15, fake_embedder)
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    export = json.loads(files["papers.json"])
+    topic_pages = {p for p in files if p.startswith("topics/") and p != "topics/index.md"}
+    assert len(topic_pages) == len(digest.topics) == 5
+    # The index links every topic page, in the digest's topic order (largest first).
+    linked = [
+        link.removeprefix("../")
+        for link in re.findall(r"\]\((\.\./topics/[^)]+)\)", files["topics/index.md"])
+    ]
+    assert set(linked) == topic_pages
+    for topic, page in zip(digest.topics, linked, strict=True):
+        assert f"# Topic: {topic.label}" in files[page]
+        listed = re.findall(r"\]\(\.\./papers/([^)]+)\.md\)", files[page])
+        assert listed == [digest.papers[member].entry.slug for member in topic.members]
+
+    by_id = {record["id"]: record for record in export}
+    for position, paper in enumerate(digest.papers):
+        record = by_id[paper.entry.paper.id]
+        assert record["topic"] == digest.topics[paper.topic].label
+        assert len(record["map"]) == 2 and all(0 <= v <= 1 for v in record["map"])
+        page = files[f"papers/{paper.entry.slug}.md"]
+        assert "**Topic:** [" in page and "](../topics/" in page
+        assert f"../map.md#paper={paper.entry.slug}" in page
+        assert position in digest.topics[paper.topic].members
+
+    data = json.loads(files[MAP_DATA])
+    assert len(data["papers"]) == len(export)
+    assert [point[4] for point in data["papers"]] == [record["url"] for record in export]
+    assert [point[:2] for point in data["papers"]] == [record["map"] for record in export]
+    assert {point[2] for point in data["papers"]} == set(range(len(digest.topics)))
+    assert [t["label"] for t in data["topics"]] == [t.label for t in digest.topics]
+    assert 'data-src="../assets/paper-map.json"' in files["map.md"]
+    assert len(files["map.md"].encode()) < 4_000
+
+
+def test_related_show_shared_terms_when_no_keyword_is_shared(fake_embedder) -> None:
+    digest, _ = themed_digest(8, fake_embedder)
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    shown_terms = shown_keywords = 0
+    for paper in digest.papers:
+        page = files[f"papers/{paper.entry.slug}.md"].split("## Related papers", 1)[1]
+        for r in paper.related:
+            if r.shared_keywords:
+                shown_keywords += 1
+                assert "shared keywords: " + ", ".join(r.shared_keywords) in page
+            elif r.shared_terms:
+                shown_terms += 1
+                assert "shared terms: " + ", ".join(r.shared_terms) in page
+    assert shown_terms and shown_keywords
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_tiny_digests_analyse_and_render(fake_embedder, count: int) -> None:
+    location = SourceLocation(Path("x.txt"), 1)
+    papers = tuple(
+        Paper(id=str(i), abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS[:count])
+    )
+    digest = analyse(Collection("Tiny", papers), fake_embedder, Reporter(quiet=True), 5, 5)
+    assert len(digest.topics) == 1
+    assert all(p.topic == 0 and p.map_position is not None for p in digest.papers)
+    assert all(len(p.related) == min(5, count - 1) for p in digest.papers)
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    assert len(json.loads(files[MAP_DATA])["papers"]) == count
+    assert "topics/index.md" in files and "map.md" in files
+
+
+def test_two_paper_digest_builds_a_site_with_topics_and_map(tmp_path: Path) -> None:
+    source = tmp_path / "two.txt"
+    source.write_text("Two Papers\n\n" + "\n\n".join(SAMPLE_ABSTRACTS[:2]) + "\n", encoding="utf-8")
+    request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
+    build_digest(load_settings(PROJECT_ROOT), request, Reporter(quiet=True), embedder=FakeEmbedder())
+    site = tmp_path / "site"
+    assert (site / "map" / "index.html").is_file() and (site / "assets" / "paper-map.json").is_file()
+    assert (site / "javascripts" / "map.js").is_file()
+    topic_pages = [p for p in (site / "topics").glob("*/index.html")]
+    assert len(topic_pages) == 1
+    nav = (site / "index.html").read_text(encoding="utf-8").split('<nav class="md-nav md-nav--primary"', 1)[1]
+    assert 'href="topics/"' in nav and 'href="map/"' in nav
