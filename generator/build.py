@@ -11,7 +11,14 @@ from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTr
 from generator.model import Digest
 from generator.progress import Reporter
 from generator.render import PageRenderer, RenderOptions
-from generator.site import DocsWriteReport, StagedOutput, build_lock, build_site, mathjax_files
+from generator.site import (
+    DocsWriteReport,
+    StagedOutput,
+    build_lock,
+    build_site,
+    mathjax_files,
+    site_fingerprint,
+)
 from generator.sources import read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
@@ -88,10 +95,17 @@ def _build(
         reporter.info(
             f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed"
         )
+        fingerprint = None
         if output.staged_site is not None:
-            with reporter.stage("mkdocs build"):
-                build_site(settings.resolve(settings.mkdocs_config), output.staged_docs, output.staged_site)
-        output.publish()
+            config_file = settings.resolve(settings.mkdocs_config)
+            fingerprint = site_fingerprint(report.fingerprint, config_file)
+            if output.site_is_current(fingerprint):
+                reporter.info("mkdocs build: skipped, the site is already built from these pages")
+                output.keep_current_site()
+            else:
+                with reporter.stage("mkdocs build"):
+                    build_site(config_file, output.staged_docs, output.staged_site)
+        output.publish(fingerprint)
     finally:
         output.discard()
     if request.site_dir is not None:

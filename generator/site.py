@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -19,6 +20,9 @@ MANIFEST_NAME = ".paper-digest-manifest.json"
 """Lists the files the generator wrote into a docs folder, so stale ones can be removed
 and hand-written ones are never touched. MkDocs skips dot files, so it is not published."""
 
+SITE_STAMP = ".paper-digest-build"
+"""In the built site: the fingerprint of what it was built from, so an unchanged rebuild can skip MkDocs."""
+
 MATHJAX_FILES = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions")
 MATHJAX_TARGET = "assets/mathjax"
 
@@ -28,6 +32,8 @@ class DocsWriteReport:
     written: int
     unchanged: int
     removed: int
+    fingerprint: str
+    """A hash of every staged docs file, path and content."""
 
 
 @contextmanager
@@ -124,7 +130,9 @@ class StagedOutput:
                     wanted[relative] = file.read_bytes()
 
         written = unchanged = 0
-        for relative, content in wanted.items():
+        fingerprint = hashlib.sha256()
+        for relative, content in sorted(wanted.items()):
+            fingerprint.update(relative.encode() + b"\0" + hashlib.sha256(content).digest())
             target = _inside(self.staged_docs, relative)
             target.parent.mkdir(parents=True, exist_ok=True)
             current = _inside(self.docs_dir, relative)
@@ -140,17 +148,48 @@ class StagedOutput:
                 written += 1
         manifest = {"name": digest_name, "files": sorted(files)}
         (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        return DocsWriteReport(written=written, unchanged=unchanged, removed=len(previous - files.keys()))
+        return DocsWriteReport(
+            written=written,
+            unchanged=unchanged,
+            removed=len(previous - files.keys()),
+            fingerprint=fingerprint.hexdigest(),
+        )
 
-    def publish(self) -> None:
+    def site_is_current(self, fingerprint: str) -> bool:
+        """Whether the published site was built from exactly these docs and settings."""
+        return self.site_dir is not None and _read_text(self.site_dir / SITE_STAMP) == fingerprint
+
+    def keep_current_site(self) -> None:
+        """Publish the docs only; the current site stays as it is."""
+        if self.staged_site is not None:
+            shutil.rmtree(self.staged_site, ignore_errors=True)
+            self.staged_site = None
+
+    def publish(self, site_fingerprint: str | None = None) -> None:
+        """Swap in the staged docs, and the staged site if one was built (stamped with its fingerprint)."""
         _swap_in(self.staged_docs, self.docs_dir)
-        if self.staged_site is not None and self.site_dir is not None:
+        if self.staged_site is not None and self.site_dir is not None and site_fingerprint is not None:
+            (self.staged_site / SITE_STAMP).write_text(site_fingerprint, encoding="utf-8")
             _swap_in(self.staged_site, self.site_dir)
 
     def discard(self) -> None:
         for folder in (self.staged_docs, self.staged_site):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def site_fingerprint(docs_fingerprint: str, config_file: Path) -> str:
+    """What a built site depends on: the docs, mkdocs.yml and the settings it reads from the environment."""
+    parts = [docs_fingerprint, config_file.read_text(encoding="utf-8")]
+    parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

@@ -94,3 +94,26 @@ def test_interrupted_build_leaves_previous_output(project: dict, fake_embedder, 
         build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert snapshot(request.docs_dir) == docs_before
     assert snapshot(request.site_dir) == site_before
+
+
+def test_unchanged_rebuild_skips_mkdocs_but_a_change_rebuilds(
+    project: dict, fake_embedder, monkeypatch
+) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    site_before = snapshot(request.site_dir)
+    calls: list[object] = []
+    from generator import build as build_module
+
+    real_build_site = build_module.build_site
+    monkeypatch.setattr(build_module, "build_site", lambda *a: (calls.append(a), real_build_site(*a)))
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert calls == []
+    assert snapshot(request.site_dir) == site_before
+    assert not [p for p in request.site_dir.parent.iterdir() if "staging" in p.name]
+    monkeypatch.setenv("SITE_URL", "https://example.org/digest/")
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(calls) == 1
+    write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(calls) == 2
