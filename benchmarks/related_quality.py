@@ -135,19 +135,19 @@ def main(argv: list[str] | None = None) -> int:
         f"({time.perf_counter() - started:.1f} s)"
     )
 
-    count = arguments.candidates
+    listed = arguments.candidates
     no_keywords: list[list] = [[] for _ in texts]
     shipped_space = {}
 
     def tfidf() -> Neighbours:
-        return tfidf_neighbours(texts, ids, evaluation, count)
+        return tfidf_neighbours(texts, ids, evaluation, listed)
 
     def embeddings_alone() -> Neighbours:
-        return as_neighbours(find_related(embeddings, no_keywords, count), ids)
+        return as_neighbours(find_related(embeddings, no_keywords, listed), ids)
 
     def shipped() -> Neighbours:  # what analyse() runs, minus the keywords (they only explain matches)
         shipped_space["space"] = space = paper_space(texts, embeddings)
-        return as_neighbours(related_papers(space, no_keywords, count), ids)
+        return as_neighbours(related_papers(space, no_keywords, listed), ids)
 
     methods: list[tuple[str, Callable[[], Neighbours]]] = [
         ("tf-idf (digest_eval baseline settings)", tfidf),
@@ -160,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         neighbours = method()
         elapsed = time.perf_counter() - started
-        precision, count = evaluation.related_precision(scored, neighbours, arguments.k)
-        print(f"  {name:40s} {precision:.3f}  over {count} papers  ({elapsed:.1f} s)")
+        precision, papers_scored = evaluation.related_precision(scored, neighbours, arguments.k)
+        print(f"  {name:40s} {precision:.3f}  over {papers_scored} papers  ({elapsed:.1f} s)")
 
     started = time.perf_counter()
     topics = find_topics(texts, shipped_space["space"].vectors)

@@ -80,7 +80,7 @@ def analyse(
     if layout_cache_dir is None and isinstance(embedder, CachedEmbedder):
         layout_cache_dir = embedder.cache.path.parent
     with reporter.stage("paper map"):
-        layout = map_layout(vectors, layout_cache_dir)
+        layout = map_layout(space.expanded, layout_cache_dir)
     reporter.info(f"paper map: {layout.method}{' (from cache)' if layout.from_cache else ''}")
 
     papers = [

@@ -27,8 +27,10 @@ KEYWORDS_DIR = "keywords"
 LIST_DIR = "browse"
 TOPICS_DIR = "topics"
 MAP_PAGE = "map.md"
-MAP_DATA = "assets/paper-map.json"
-"""The map's points, fetched by docs/javascripts/map.js: kept out of the page so it stays small."""
+MAP_DATA = "assets/paper-map.js"
+"""The map's points, loaded by docs/javascripts/map.js: kept out of the page so it stays small, and a
+script rather than JSON so the map also works from a site opened from disk (file:// forbids fetch)."""
+MAP_DATA_PREFIX = "window.paperDigestMap = "
 MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
@@ -327,7 +329,7 @@ class PageRenderer:
                 [
                     *(_map_point(paper.map_position) or [0.5, 0.5]),
                     -1 if paper.topic is None else paper.topic,
-                    plain_title(paper.entry.title),
+                    _readable_title(paper.entry.title),
                     self.site_path(path),
                 ]
                 for paper, path in zip(digest.papers, paper_paths, strict=True)
@@ -339,7 +341,8 @@ class PageRenderer:
             root=root,
             topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
         )
-        return {MAP_PAGE: page, MAP_DATA: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"}
+        script = MAP_DATA_PREFIX + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+        return {MAP_PAGE: page, MAP_DATA: script}
 
     def _template(self, name: str):
         return self.environment.get_template(name)
@@ -371,6 +374,19 @@ def _topic_paths(digest: Digest) -> list[str]:
         taken.add(slug)
         paths.append(f"{TOPICS_DIR}/{slug}.md")
     return paths
+
+
+_TEX_WRAPPER = re.compile(r"\\[A-Za-z]+\*?\{([^{}]*)\}")
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
+
+
+def _readable_title(title: str) -> str:
+    """A title as the map's tooltip shows it (plain text, no MathJax there): TeX wrappers such as
+    ``\\texttt{MoE}`` unwrapped, other commands kept as their names, braces dropped."""
+    text = plain_title(title)
+    for _ in range(3):  # nested wrappers
+        text = _TEX_WRAPPER.sub(r"\1", text)
+    return " ".join(_TEX_COMMAND.sub(r"\1", text).replace("{", "").replace("}", "").split())
 
 
 def _slug_of(path: str) -> str:

@@ -22,7 +22,7 @@ from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.model import Topic
-from generator.related import phrases
+from generator.related import one_thread, phrases, same_word
 
 MAX_TOPICS = 40
 PHRASES_PER_LABEL = 3
@@ -33,7 +33,8 @@ K_MEANS_RUNS = 4
 _VAGUE_WORDS = frozenset(
     """model models modeling modelling learning data training algorithm algorithms network networks
     neural deep system systems analysis information techniques technique theory results setting
-    settings approach method methods function functions problem problems""".split()  # noqa: SIM905
+    settings approach method methods function functions problem problems f1 bleu points accuracy score
+    scores""".split()  # noqa: SIM905
 )
 
 
@@ -64,26 +65,26 @@ def _central_first(vectors: np.ndarray, members: list[int]) -> list[int]:
     return [members[i] for i in np.lexsort((members, -closeness))]
 
 
-def _word_root(word: str) -> str:
-    """A crude stem, enough to see that "graph" and "graphs" or "policy" and "policies" repeat."""
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("s", "")):
-        if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith(("ss", "us", "is")):
-            return word[: -len(suffix)] + replacement
-    return word
+def _overlap(a: str, b: str) -> bool:
+    """Whether two phrases say a word in common."""
+    return any(same_word(x, y) for x in a.split() for y in b.split())
 
 
-def _roots(phrase: str) -> frozenset[str]:
-    return frozenset(_word_root(w) for w in phrase.split())
+def _within(short: str, long: str) -> bool:
+    """Whether every word of ``short`` is in the longer phrase ``long`` ("neural" in "neural networks")."""
+    words, inner = long.split(), short.split()
+    return len(inner) < len(words) and all(any(same_word(x, y) for y in words) for x in inner)
 
 
 def _is_acronym_of(short: str, long: str) -> bool:
-    """ "llms" and "llm" abbreviate "large language models"; "rl" abbreviates "reinforcement learning"."""
+    """ "llms" and "llm" abbreviate "large language models"; "rl" abbreviates "reinforcement learning",
+    and "rc" the end of "machine reading comprehension"."""
     words = long.split()
     if " " in short or len(words) < 2:
         return False
-    initials = "".join(w[0] for w in words).rstrip("s")
     short = short.rstrip("s")
-    return len(initials) >= 2 and short == initials
+    windows = (words[i:j] for i in range(len(words)) for j in range(i + 2, len(words) + 1))
+    return any(short == "".join(w[0] for w in window).rstrip("s") for window in windows)
 
 
 def topic_phrase_weights(
@@ -155,14 +156,13 @@ def pick_label(candidates: Sequence[tuple[str, float]], size: int = PHRASES_PER_
             chosen[chosen.index(abbreviated[0])] = (phrase, abbreviated[0][1])
             chosen = _without_contained(chosen)
             continue
-        roots = _roots(phrase)
-        clashing = [c for c in chosen if roots & _roots(c[0])]
+        clashing = [c for c in chosen if _overlap(phrase, c[0])]
         if not clashing:
             if len(chosen) < size:
                 chosen.append((phrase, weight))
             continue
         best = max(w for _, w in clashing)
-        if all(_roots(c[0]) < roots for c in clashing) and weight >= best / 3:
+        if all(_within(c[0], phrase) for c in clashing) and weight >= best / 3:
             first = chosen.index(clashing[0])
             kept = [c for c in chosen if c not in clashing]
             kept.insert(min(first, len(kept)), (phrase, best))
@@ -171,18 +171,15 @@ def pick_label(candidates: Sequence[tuple[str, float]], size: int = PHRASES_PER_
 
 
 def _without_contained(chosen: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Drops a phrase whose words all appear in another chosen phrase."""
-    return [
-        c
-        for c in chosen
-        if not any(o is not c and _roots(c[0]) <= _roots(o[0]) and len(o[0]) > len(c[0]) for o in chosen)
-    ]
+    """Drops a phrase whose words all appear in a longer chosen phrase."""
+    return [c for c in chosen if not any(o is not c and _within(c[0], o[0]) for o in chosen)]
 
 
 def find_topics(texts: Sequence[str], vectors: np.ndarray) -> list[Topic]:
     """Topics of the digest, largest first; every paper is in exactly one."""
-    groups = cluster_papers(vectors, topic_count(len(texts)))
-    labels = label_topics(texts, groups)
+    with one_thread():
+        groups = cluster_papers(vectors, topic_count(len(texts)))
+        labels = label_topics(texts, groups)
     return [
         Topic(
             label=" · ".join(phrases_) if phrases_ else f"Topic {number}",

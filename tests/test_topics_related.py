@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +17,8 @@ from generator.config import load_settings
 from generator.layout import map_layout
 from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.related import paper_space, related_papers, shared_terms
-from generator.render import MAP_DATA, PageRenderer
+from generator.related import paper_space, related_papers, same_word, shared_terms
+from generator.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
 from generator.topics import find_topics, pick_label, topic_count
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
 
@@ -53,6 +54,12 @@ def themed_digest(per_theme: int, embedder: FakeEmbedder):
         for i, text in enumerate(texts)
     )
     return analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5), themes
+
+
+def map_data(script: str) -> dict:
+    """The map's data from the script that carries it."""
+    assert script.startswith(MAP_DATA_PREFIX) and script.endswith(";\n")
+    return json.loads(script.removeprefix(MAP_DATA_PREFIX).removesuffix(";\n"))
 
 
 # --- related papers ------------------------------------------------------------------------------
@@ -143,6 +150,29 @@ def test_label_phrases_merge_rather_than_repeat() -> None:
     assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
     assert pick_label([("models", 9.0), ("learning", 8.0), ("privacy", 1.0)]) == ["privacy"]
     assert pick_label([("a", 4.0), ("b", 3.0), ("c", 2.0), ("d", 1.0)]) == ["a", "b", "c"]
+    assert pick_label([("text generation", 3.0), ("generated", 2.0), ("decoding", 1.0)]) == [
+        "text generation",
+        "decoding",
+    ]
+    reading = "machine reading comprehension"
+    assert pick_label([("rc", 3.0), (reading, 2.0)]) == [reading]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("graph", "graphs", True),
+        ("generate", "generation", True),
+        ("summarization", "summaries", True),
+        ("policy", "policies", True),
+        ("bias", "biases", True),
+        ("translation", "transformer", False),
+        ("graph", "grammar", False),
+        ("rl", "rlhf", False),
+    ],
+)
+def test_forms_of_one_word(a: str, b: str, same: bool) -> None:
+    assert same_word(a, b) is same
 
 
 # --- the map -------------------------------------------------------------------------------------
@@ -215,13 +245,14 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
         assert f"../map.md#paper={paper.entry.slug}" in page
         assert position in digest.topics[paper.topic].members
 
-    data = json.loads(files[MAP_DATA])
+    data = map_data(files[MAP_DATA])
     assert len(data["papers"]) == len(export)
     assert [point[4] for point in data["papers"]] == [record["url"] for record in export]
     assert [point[:2] for point in data["papers"]] == [record["map"] for record in export]
     assert {point[2] for point in data["papers"]} == set(range(len(digest.topics)))
     assert [t["label"] for t in data["topics"]] == [t.label for t in digest.topics]
-    assert 'data-src="../assets/paper-map.json"' in files["map.md"]
+    assert 'data-src="../assets/paper-map.js"' in files["map.md"]
+    assert _readable_title("$\\bf{\\Phi}_\\textrm{Flow}$: \\texttt{MoE} {x}") == "Phi_Flow: MoE x"
     assert len(files["map.md"].encode()) < 4_000
 
 
@@ -252,7 +283,7 @@ def test_tiny_digests_analyse_and_render(fake_embedder, count: int) -> None:
     assert all(p.topic == 0 and p.map_position is not None for p in digest.papers)
     assert all(len(p.related) == min(5, count - 1) for p in digest.papers)
     files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
-    assert len(json.loads(files[MAP_DATA])["papers"]) == count
+    assert len(map_data(files[MAP_DATA])["papers"]) == count
     assert "topics/index.md" in files and "map.md" in files
 
 
@@ -262,9 +293,90 @@ def test_two_paper_digest_builds_a_site_with_topics_and_map(tmp_path: Path) -> N
     request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
     build_digest(load_settings(PROJECT_ROOT), request, Reporter(quiet=True), embedder=FakeEmbedder())
     site = tmp_path / "site"
-    assert (site / "map" / "index.html").is_file() and (site / "assets" / "paper-map.json").is_file()
+    assert (site / "map" / "index.html").is_file() and (site / MAP_DATA).is_file()
     assert (site / "javascripts" / "map.js").is_file()
     topic_pages = [p for p in (site / "topics").glob("*/index.html")]
     assert len(topic_pages) == 1
     nav = (site / "index.html").read_text(encoding="utf-8").split('<nav class="md-nav md-nav--primary"', 1)[1]
     assert 'href="topics/"' in nav and 'href="map/"' in nav
+
+
+# --- the map in a browser (bundled digest, real model) ------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_map_in_a_browser(bundled_build: dict[str, Path], tmp_path: Path) -> None:
+    """The map draws every paper from its own site (nothing from elsewhere), hovering shows the
+    title, a click opens the paper, and a paper's "on the map" link picks that paper out."""
+    from tests.browser_support import SiteServer, build_site_at, chromium_executable
+
+    executable = chromium_executable()
+    if executable is None:
+        pytest.skip("Chromium not found: apt-get install chromium")
+    site = tmp_path / "site"
+    server = SiteServer(site)
+    try:
+        build_site_at(PROJECT_ROOT / "mkdocs.yml", bundled_build["docs"], site, server.origin + "/")
+        assert len((site / "map" / "index.html").read_bytes()) < 40_000
+        # Playwright's sync API refuses to start where another sync session (the browser tests'
+        # session-wide Chromium) runs its event loop, so this one gets a thread of its own.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(_drive_the_map, executable, server.origin, site).result()
+    finally:
+        server.close()
+
+
+def _drive_the_map(executable: str, origin: str, site: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_support import CHROMIUM_ARGS, VIEWPORT, PageMonitor, block_third_parties, url_path
+
+    papers = json.loads((site / "papers.json").read_text(encoding="utf-8"))
+    points_data = map_data((site / MAP_DATA).read_text(encoding="utf-8"))
+    shown_titles = {entry[4]: entry[3] for entry in points_data["papers"]}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.set_default_timeout(20_000)
+        monitor = PageMonitor(origin)
+        monitor.attach(page)
+        block_third_parties(page, origin)
+
+        page.goto(origin + "/map/")
+        page.wait_for_selector(".paper-map svg circle")
+        page.wait_for_load_state("networkidle")  # leaving mid-request would count as a failed request
+        points = page.locator(".paper-map svg circle")
+        assert points.count() == len(papers)
+        topics = {record["topic"] for record in papers}
+        assert page.locator(".paper-map__legend [data-topic]").count() == len(topics)
+        hrefs = page.eval_on_selector_all(".paper-map svg a", "all => all.map(a => a.getAttribute('href'))")
+        assert sorted(h.removeprefix("../") for h in hrefs) == sorted(r["url"] for r in papers)
+
+        # Point at a paper that no other point or label covers, as a reader would.
+        uncovered = page.evaluate(
+            """() => [...document.querySelectorAll('.paper-map svg circle')].findIndex(c => {
+                 const box = c.getBoundingClientRect();
+                 return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === c;
+               })"""
+        )
+        point = points.nth(uncovered)
+        target = hrefs[uncovered].removeprefix("../")
+        point.hover()
+        tip = page.locator(".paper-map__tip")
+        assert tip.is_visible()
+        assert tip.inner_text().startswith(shown_titles[target])
+        point.click()
+        page.wait_for_url(f"**/{target}")
+        page.wait_for_load_state("networkidle")
+
+        page.get_by_role("link", name="on the map").click()
+        page.wait_for_selector(".paper-map circle.is-picked")
+        assert url_path(page.url) == "/map/"
+        assert page.locator(".paper-map__tip").is_visible()
+
+        page.fill(".paper-map__bar input", "zzzz-no-such-title")
+        assert page.locator(".paper-map__count").inner_text().startswith("0 of ")
+        browser.close()
+    assert monitor.errors == []
+    assert monitor.third_party == []

@@ -1,5 +1,5 @@
 // The paper map. On the page that holds <div class="paper-map" data-src="…" data-root="…">, this
-// fetches the point data written by the generator (assets/paper-map.json, beside the site, never a
+// loads the point data written by the generator (assets/paper-map.js, part of the site, never a
 // CDN) and draws it as an SVG: one link per paper, coloured by topic, with the topics named where
 // their papers gather. Scroll or the buttons zoom, dragging moves, a box finds papers by title.
 // URL fragments "#paper=SLUG" and "#topic=SLUG" (linked from paper and topic pages) pick one out.
@@ -12,6 +12,7 @@
   const POINT_RADIUS = 4.5; // in screen pixels at any zoom
   const LABEL_SIZE = 13;
   const MAX_ZOOM = 40;
+  const PICKED_ZOOM = 3; // close enough to tell a paper's neighbours apart at a few thousand papers
   const DRAG_THRESHOLD = 4; // pixels a press may move and still count as a click
 
   const STYLE = `
@@ -22,7 +23,7 @@
 .paper-map__bar button { min-width: 2.2em; padding: .3em .6em; font: inherit; color: inherit; cursor: pointer;
   background: var(--md-default-fg-color--lightest); border: 0; border-radius: .2em; }
 .paper-map__count { color: var(--md-default-fg-color--light); }
-.paper-map svg { display: block; width: 100%; height: min(75vh, 100vw); cursor: grab; touch-action: none;
+.paper-map svg { display: block; width: 100%; height: min(70vh, 100vw); cursor: grab; touch-action: none;
   border: 1px solid var(--md-default-fg-color--lightest); border-radius: .2em; background: var(--md-default-bg-color); }
 .paper-map svg.is-dragging { cursor: grabbing; }
 .paper-map circle { stroke: var(--md-default-bg-color); stroke-opacity: .7; transition: opacity .15s; }
@@ -34,9 +35,8 @@
 .paper-map__tip { position: absolute; z-index: 2; max-width: 24em; padding: .4em .6em; pointer-events: none;
   background: var(--md-default-bg-color); box-shadow: var(--md-shadow-z2); border-radius: .2em; }
 .paper-map__tip small { display: block; color: var(--md-default-fg-color--light); }
-.paper-map__legend { display: flex; flex-wrap: wrap; gap: .2em 1em; margin: .8em 0 0; padding: 0; list-style: none; }
-.paper-map__legend li { margin: 0 !important; }
-.paper-map__legend li.is-active a { font-weight: 700; }
+.paper-map__legend { display: flex; flex-wrap: wrap; gap: .2em 1.2em; margin-top: .8em; }
+.paper-map__legend .is-active a { font-weight: 700; }
 .paper-map__swatch { display: inline-block; width: .8em; height: .8em; margin-right: .35em; border-radius: 50%;
   vertical-align: -.05em; }
 `;
@@ -106,9 +106,10 @@
       return text;
     });
 
-    const legend = element("ul", { class: "paper-map__legend" }, host);
+    // Plain elements, not a list: the theme's list styles would win over the legend's layout.
+    const legend = element("div", { class: "paper-map__legend" }, host);
     const legendItems = topics.map((topic) => {
-      const item = element("li", { "data-topic": topic.index }, legend);
+      const item = element("span", { "data-topic": topic.index }, legend);
       element("span", { class: "paper-map__swatch", style: `background:${topicColour(topic.index)}` }, item);
       const link = element("a", { href: topic.url }, item);
       link.textContent = topic.label;
@@ -133,6 +134,20 @@
       for (const label of labels) {
         label.setAttribute("font-size", (LABEL_SIZE * unit).toFixed(2));
         label.setAttribute("stroke-width", (3 * unit).toFixed(2));
+      }
+      placeLabels();
+    }
+    // A topic name that would cover a bigger topic's name (or a highlighted one) is hidden until
+    // zooming in makes room for it.
+    function placeLabels() {
+      const placed = [];
+      const highlighted = labels.filter((label) => label.classList.contains("is-match"));
+      for (const label of [...highlighted, ...labels.filter((l) => !highlighted.includes(l))]) {
+        const box = label.getBBox();
+        const covers = placed.some((b) => box.x < b.x + b.width && b.x < box.x + box.width
+          && box.y < b.y + b.height && b.y < box.y + box.height);
+        label.setAttribute("visibility", covers ? "hidden" : "visible");
+        if (!covers) placed.push(box);
       }
     }
     function schedule() {
@@ -247,11 +262,14 @@
       });
       for (const label of labels) label.classList.toggle("is-match", Number(label.dataset.topic) === topicIndex);
       for (const item of legendItems) item.classList.toggle("is-active", Number(item.dataset.topic) === topicIndex);
+      placeLabels();
       return found;
     }
     function clearHighlight() {
       svg.classList.remove("is-filtered");
+      for (const label of labels) label.classList.remove("is-match");
       for (const item of legendItems) item.classList.remove("is-active");
+      placeLabels();
     }
     function restoreHighlight() {
       if (search.value.trim()) runSearch();
@@ -283,7 +301,7 @@
       if (paper) {
         circles[paper.index].classList.add("is-picked");
         pinned = { matches: (p) => p.topic === paper.topic || p === paper, topic: paper.topic };
-        centreOn(paper.x, paper.y, 4);
+        centreOn(paper.x, paper.y, PICKED_ZOOM);
         requestAnimationFrame(() => {
           const box = circles[paper.index].getBoundingClientRect();
           showTip(paper, box.left + box.width / 2, box.top + box.height / 2);
@@ -295,16 +313,24 @@
     host.dataset.ready = "true";
   }
 
+  // The data is a script that sets window.paperDigestMap rather than JSON to fetch: browsers refuse
+  // fetch() on a site opened from disk (file://), but load its scripts.
+  function loadData(src) {
+    if (window.paperDigestMap) return Promise.resolve(window.paperDigestMap);
+    return new Promise((resolve, reject) => {
+      const script = element("script", { src }, document.head);
+      script.onload = () => (window.paperDigestMap ? resolve(window.paperDigestMap) : reject(new Error(`no data in ${src}`)));
+      script.onerror = () => reject(new Error(`${src} did not load`));
+    });
+  }
+
   function start() {
     const host = document.querySelector(".paper-map[data-src]");
-    if (!host || host.dataset.ready) return;
+    if (!host || host.dataset.started) return;
+    host.dataset.started = "true";
     addStyle();
     host.textContent = "Loading the map…";
-    fetch(host.dataset.src)
-      .then((response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        return response.json();
-      })
+    loadData(host.dataset.src)
       .then((data) => draw(host, data))
       .catch((error) => {
         host.textContent = `The map could not be loaded (${error.message}).`;
@@ -312,6 +338,9 @@
   }
 
   // Material's instant navigation swaps pages without reloading scripts: start on every page change.
+  // A site opened from disk (file://) gets no instant navigation, and its document$ may never
+  // emit: start on the page as loaded, too.
   if (typeof document$ !== "undefined") document$.subscribe(start);
-  else document.addEventListener("DOMContentLoaded", start);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
