@@ -95,17 +95,7 @@ def measure_floor(papers: list[dict]) -> float:
         "e=SentenceTransformerEmbedder(); e.embed(['warm up'])\n"
         "t=time.perf_counter(); e.embed(texts); print(time.perf_counter()-t)\n"
     )
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as handle:
-        handle.write("".join(json.dumps(p) + "\n" for p in papers))
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", code, handle.name], capture_output=True, text=True, env=_env()
-        )
-    finally:
-        os.unlink(handle.name)
-    if out.returncode != 0:
-        sys.exit(out.stderr[-2000:])
-    return float(out.stdout.strip().splitlines()[-1])
+    return _timed_in_fresh_process(code, papers)
 
 
 def measure_naive(papers: list[dict], sample_size: int) -> float:
@@ -123,9 +113,13 @@ def measure_naive(papers: list[dict], sample_size: int) -> float:
         " use_mmr=True, diversity=0.5, top_n=5)\n"
         "print((time.perf_counter()-t)/len(docs))\n"
     )
-    sample = random.Random(0).sample(papers, min(sample_size, len(papers)))
+    return _timed_in_fresh_process(code, random.Random(0).sample(papers, min(sample_size, len(papers))))
+
+
+def _timed_in_fresh_process(code: str, papers: list[dict]) -> float:
+    """Run ``code`` in a new Python with the papers' JSONL path as its argument; it prints seconds."""
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as handle:
-        handle.write("".join(json.dumps(p) + "\n" for p in sample))
+        handle.write("".join(json.dumps(p) + "\n" for p in papers))
     try:
         out = subprocess.run(
             [sys.executable, "-c", code, handle.name], capture_output=True, text=True, env=_env()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import ConsoleMessage, Page, Request, Response
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Response
 
 from generator.text import find_math_spans
 
@@ -29,6 +29,23 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Browser]:
+    """Debian's Chromium under Playwright, with this machine's flags; skips the test if it is missing."""
+    import pytest
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_executable()
+    if executable is None:
+        pytest.skip("Chromium not found: apt-get install chromium (the tests never use `playwright install`)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def chromium_executable() -> str | None:

@@ -17,13 +17,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from generator.model import Paper
 from generator.sources import read_collection
 from generator.text import find_math_spans
 from tests.browser_support import (
-    CHROMIUM_ARGS,
     CONTENT,
     HEADING,
     SEARCH_INPUT,
@@ -34,8 +33,8 @@ from tests.browser_support import (
     article_text,
     block_third_parties,
     build_site_at,
-    chromium_executable,
     heading_text,
+    launched_chromium,
     open_search,
     png_size,
     raw_math_left,
@@ -114,13 +113,8 @@ def pages_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Browser]:
-    executable = chromium_executable()
-    if executable is None:
-        pytest.skip("Chromium not found: apt-get install chromium (the tests never use `playwright install`)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with launched_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def _open_tab(chromium: Browser, site: Site, color_scheme: str = "light") -> Tab:

@@ -8,19 +8,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from generator.build import BuildRequest, build_digest
 from generator.config import load_settings
 from generator.progress import Reporter
 from tests.browser_support import (
-    CHROMIUM_ARGS,
     VIEWPORT,
     PageMonitor,
     SiteServer,
     block_third_parties,
     build_site_at,
-    chromium_executable,
+    launched_chromium,
     settle,
     wait_for_math,
 )
@@ -78,13 +77,8 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    executable = chromium_executable()
-    if executable is None:
-        pytest.skip("Chromium not found: apt-get install chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 def test_hostile_input_stays_text(browser: Browser, hostile_site: tuple[str, Path]) -> None:
