@@ -66,8 +66,8 @@ _ABSTRACT_WORDS = frozenset(
     different various outperforms outperform introduce introduces present presents previous prior
     recent recently furthermore moreover specifically additionally including include includes code
     available github provide provides provided well also however aim aims address addresses like
-    make makes able way ways better best large small high low good key important simple general
-    given respectively""".split()  # noqa: SIM905 -- a word list reads best as prose
+    make makes able way ways better best good key important simple general given
+    respectively""".split()  # noqa: SIM905 -- a word list reads best as prose
 )
 STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | _ABSTRACT_WORDS
 

@@ -103,11 +103,16 @@ def markdown_title(text: str) -> Markup:
     pieces = []
     last = 0
     for start, end in find_math_spans(text):
-        pieces.append(markdown_literal(text[last:start]) if start > last else "")
+        pieces.append(_literal_segment(text[last:start]))
         pieces.append(_safe_math(text[start:end]))
         last = end
-    pieces.append(markdown_literal(text[last:]) if last < len(text) else "")
+    pieces.append(_literal_segment(text[last:]))
     return Markup("".join(pieces))
+
+
+def _literal_segment(text: str) -> str:
+    """``markdown_literal`` for the text between formulas: the spaces next to a formula stay."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(re.sub(r"\s+", " ", text), quote=False))
 
 
 def plain_title(text: str) -> str:

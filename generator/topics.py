@@ -27,6 +27,7 @@ from generator.related import one_thread, phrases, same_word
 MAX_TOPICS = 40
 PHRASES_PER_LABEL = 3
 CANDIDATES_PER_TOPIC = 60
+FRAGMENT_SHARE = 0.8
 K_MEANS_RUNS = 4
 
 # Too vague to stand alone in a label (they still count inside phrases: "neural networks").
@@ -115,6 +116,21 @@ def topic_phrase_weights(
     return weights, support, vectorizer.get_feature_names_out()
 
 
+def fragments(vocabulary: Sequence[str], counts: np.ndarray) -> np.ndarray:
+    """Which phrases are mostly a piece of one longer phrase: "large language" is nearly always in
+    "large language models", so it is no label of its own; "neural networks" is in many longer ones
+    and stays. ``counts`` are the phrases' uses over the digest."""
+    index = {phrase: i for i, phrase in enumerate(vocabulary)}
+    longest_extension = np.zeros(len(vocabulary))
+    for phrase, i in index.items():
+        words = phrase.split()
+        for part in (" ".join(words[:-1]), " ".join(words[1:])) if len(words) > 1 else ():
+            j = index.get(part)
+            if j is not None:
+                longest_extension[j] = max(longest_extension[j], counts[i])
+    return longest_extension >= FRAGMENT_SHARE * counts
+
+
 def _min_support(topic_size: int) -> int:
     """A label phrase must be used by several of the topic's papers (3 in a topic of 20 or more),
     not be one paper's idiosyncrasy."""
@@ -127,9 +143,10 @@ def label_topics(texts: Sequence[str], groups: Sequence[Sequence[int]]) -> list[
     if not vocabulary.size:
         return [() for _ in groups]
     owner = weights.argmax(axis=0)  # each phrase labels only the topic that uses it most
+    whole = ~fragments(vocabulary, support.sum(axis=0))
     labels = []
     for topic, group in enumerate(groups):
-        usable = np.flatnonzero((support[topic] >= _min_support(len(group))) & (weights[topic] > 0))
+        usable = np.flatnonzero((support[topic] >= _min_support(len(group))) & (weights[topic] > 0) & whole)
         ranked = usable[np.lexsort((usable, -weights[topic, usable]))][:CANDIDATES_PER_TOPIC]
         own = [(str(vocabulary[j]), float(weights[topic, j])) for j in ranked if owner[j] == topic]
         chosen = pick_label(own)

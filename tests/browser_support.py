@@ -226,6 +226,21 @@ def heading_text(page: Page) -> str:
     )
 
 
+def expect_heading(page: Page, title: str) -> None:
+    """Wait until the page's h1, read as ``heading_text`` does, contains ``title`` without its math."""
+    expected = title_without_math(title)
+    page.wait_for_function(
+        """expected => {
+          const h1 = document.querySelector('article.md-content__inner h1');
+          if (!h1) return false;
+          const copy = h1.cloneNode(true);
+          copy.querySelectorAll('.headerlink, mjx-container, .arithmatex').forEach(e => e.remove());
+          return copy.textContent.replace(/\\s+/g, ' ').trim().includes(expected);
+        }""",
+        arg=expected,
+    )
+
+
 def title_without_math(title: str) -> str:
     pieces, last = [], 0
     for start, end in find_math_spans(title):

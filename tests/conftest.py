@@ -74,3 +74,12 @@ def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert main(arguments) == 0
     paths["arguments"] = arguments  # type: ignore[assignment]
     return paths
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every browser test (Playwright allows one sync session at a time)."""
+    from tests.browser_support import launched_chromium
+
+    with launched_chromium() as browser:
+        yield browser

@@ -33,8 +33,8 @@ from tests.browser_support import (
     article_text,
     block_third_parties,
     build_site_at,
+    expect_heading,
     heading_text,
-    launched_chromium,
     open_search,
     png_size,
     raw_math_left,
@@ -109,12 +109,6 @@ def pages_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPath
     server, built = _served_site(tmp_path_factory, bundled_build["docs"], "browser-pages", "repo")
     yield built
     server.close()
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Browser]:
-    with launched_chromium() as browser:
-        yield browser
 
 
 def _open_tab(chromium: Browser, site: Site, color_scheme: str = "light") -> Tab:
@@ -210,7 +204,7 @@ def test_search_finds_a_paper_by_a_phrase_from_its_abstract(
     )
     first.click()
     page.wait_for_url(lambda url: url_path(url).endswith("/" + expected["url"]))
-    expect(page.locator(HEADING)).to_contain_text(title_without_math(expected["title"]))
+    expect_heading(page, expected["title"])
     assert heading_text(page) == title_without_math(expected["title"])
 
 
@@ -239,7 +233,7 @@ def test_math_is_rendered_after_instant_navigation(tab: Tab, site: Site, math_pa
     for record in math_papers:
         page.locator(f'{CONTENT} a[href$="/{record["url"]}"]').first.click()
         page.wait_for_url(lambda url, record=record: url_path(url).endswith("/" + record["url"]))
-        expect(page.locator(HEADING)).to_contain_text(title_without_math(record["title"]))
+        expect_heading(page, record["title"])
         wait_for_math(page)
         assert heading_text(page) == title_without_math(record["title"])
         problems += _assert_math_rendered(page, record["url"])
@@ -267,7 +261,7 @@ def test_related_paper_and_keyword_links_lead_to_real_pages(tab: Tab, site: Site
         related.click()
     assert response.value.status == 200
     page.wait_for_url(lambda url: url_path(url).endswith("/" + target["url"]))
-    expect(page.locator(HEADING)).to_contain_text(title_without_math(target["title"]))
+    expect_heading(page, target["title"])
     assert heading_text(page) == title_without_math(target["title"])
 
     page.go_back()
@@ -432,7 +426,7 @@ def test_site_under_a_subpath_resolves_pages_assets_and_search(pages_tab: Tab, p
     paper = next(p for p in pages_site.papers if '"arithmatex"' in _page_html(pages_site, p["url"]))
     page.locator(f'{CONTENT} a[href$="/{paper["url"]}"]').first.click()
     page.wait_for_url(pages_site.url + paper["url"])
-    expect(page.locator(HEADING)).to_contain_text(title_without_math(paper["title"]))
+    expect_heading(page, paper["title"])
     wait_for_math(page)
     assert page.evaluate("window.__digestMarker") == 1, "instant navigation fell back to a full reload"
     assert heading_text(page) == title_without_math(paper["title"])
@@ -451,7 +445,7 @@ def test_site_under_a_subpath_resolves_pages_assets_and_search(pages_tab: Tab, p
     assert results and url_path(results[0]) == base_path + target["url"]
     page.locator(f"{SEARCH_RESULT} > a").first.click()
     page.wait_for_url(lambda url: url_path(url) == base_path + target["url"])
-    expect(page.locator(HEADING)).to_contain_text(title_without_math(target["title"])[:20])
+    expect_heading(page, target["title"][:20])
     settle(page)
 
     loaded = monitor.requested

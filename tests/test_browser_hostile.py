@@ -19,7 +19,6 @@ from tests.browser_support import (
     SiteServer,
     block_third_parties,
     build_site_at,
-    launched_chromium,
     settle,
     wait_for_math,
 )
@@ -75,16 +74,10 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         server.close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launched_chromium() as launched:
-        yield launched
-
-
-def test_hostile_input_stays_text(browser: Browser, hostile_site: tuple[str, Path]) -> None:
+def test_hostile_input_stays_text(chromium: Browser, hostile_site: tuple[str, Path]) -> None:
     origin, site = hostile_site
     records = json.loads((site / "papers.json").read_text(encoding="utf-8"))
-    context = browser.new_context(viewport=VIEWPORT)
+    context = chromium.new_context(viewport=VIEWPORT)
     page = context.new_page()
     monitor = PageMonitor(origin)
     monitor.attach(page)
