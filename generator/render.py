@@ -25,6 +25,9 @@ from generator.text import find_math_spans, keyword_slug
 PAPERS_DIR = "papers"
 KEYWORDS_DIR = "keywords"
 LIST_DIR = "browse"
+KEYWORD_LIST_DIR = "keyword-list"
+KEYWORDS_PER_LIST_PAGE = 300
+"""About 60 bytes of HTML each: 300 keep a page of the keyword index under 40 KB."""
 TOPICS_DIR = "topics"
 MAP_PAGE = "map.md"
 MAP_DATA = "assets/paper-map.js"
@@ -219,17 +222,7 @@ class PageRenderer:
                     for i in keyword_papers[keyword]
                 ],
             )
-        files[f"{KEYWORDS_DIR}/index.md"] = self._template("keywords_index.md.j2").render(
-            digest=digest,
-            keywords=[
-                {
-                    "text": keyword,
-                    "page": _relative(path, KEYWORDS_DIR),
-                    "count": len(keyword_papers[keyword]),
-                }
-                for keyword, path in sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
-            ],
-        )
+        files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
         files.update(self._list_pages(digest, paper_paths, keyword_pages))
         files["about.md"] = self._template("about.md.j2").render(
             digest=digest,
@@ -348,6 +341,31 @@ class PageRenderer:
         )
         script = MAP_DATA_PREFIX + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
         return {MAP_PAGE: page, MAP_DATA: script}
+
+    def _keyword_list_pages(
+        self, digest: Digest, keyword_pages: dict[str, str], keyword_papers: dict[str, list[int]]
+    ) -> dict[str, str]:
+        """The keyword index, split into pages short enough to stay small at a whole conference."""
+        ordered = sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
+        size = KEYWORDS_PER_LIST_PAGE
+        chunks = [ordered[start : start + size] for start in range(0, len(ordered), size)] or [[]]
+        paths = [f"{KEYWORDS_DIR}/index.md"] + [
+            f"{KEYWORD_LIST_DIR}/{n}.md" for n in range(2, len(chunks) + 1)
+        ]
+        files = {}
+        for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
+            base = path.rpartition("/")[0]
+            files[path] = self._template("keywords_index.md.j2").render(
+                digest=digest,
+                page_number=number,
+                page_count=len(chunks),
+                pages=[{"number": n, "page": _relative(p, base)} for n, p in enumerate(paths, start=1)],
+                keywords=[
+                    {"text": keyword, "page": _relative(page, base), "count": len(keyword_papers[keyword])}
+                    for keyword, page in chunk
+                ],
+            )
+        return files
 
     def _template(self, name: str):
         return self.environment.get_template(name)

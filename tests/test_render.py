@@ -116,3 +116,17 @@ def test_list_pages_paginate(fake_embedder) -> None:
     assert {"index.md", "browse/2.md", "browse/3.md"} <= set(files)
     assert "browse/4.md" not in files
     assert "(../papers/" in files["browse/2.md"]
+
+
+def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("generator.render.KEYWORDS_PER_LIST_PAGE", 2)
+    digest = _digest(fake_embedder, _papers())
+    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    pages = sorted(p for p in files if p.startswith("keyword-list/"))
+    keyword_pages = [p for p in files if p.startswith("keywords/") and p != "keywords/index.md"]
+    assert len(pages) == (len(keyword_pages) + 1) // 2 - 1 and pages
+    assert "(../keywords/" in files[pages[0]] and "(../keyword-list/" in files["keywords/index.md"]
+    listed = sum(files[p].count("](../keywords/") for p in [*pages]) + files["keywords/index.md"].count(
+        "](../keywords/"
+    )
+    assert listed >= len(keyword_pages)
