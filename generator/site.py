@@ -120,7 +120,8 @@ class StagedOutput:
             path: content.encode("utf-8") if isinstance(content, str) else content
             for path, content in files.items()
         }
-        for source in (self.docs_dir, hand_written_from):
+        # The project's own hand-written files first, so an updated one replaces its old copy here.
+        for source in (hand_written_from, self.docs_dir):
             if source is None or not source.is_dir():
                 continue
             generated = set(read_manifest(source).get("files", [])) | {MANIFEST_NAME}

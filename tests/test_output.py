@@ -117,3 +117,22 @@ def test_unchanged_rebuild_skips_mkdocs_but_a_change_rebuilds(
     write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(calls) == 2
+
+
+def test_updated_hand_written_file_reaches_another_docs_folder(
+    project: dict, fake_embedder, tmp_path
+) -> None:
+    settings, request = project["settings"], project["request"]
+    own_root = tmp_path / "project"
+    (own_root / "docs" / "javascripts").mkdir(parents=True)
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        (own_root / name).write_bytes((PROJECT_ROOT / name).read_bytes())
+    (own_root / "site_templates").symlink_to(PROJECT_ROOT / "site_templates")
+    (own_root / "generator").symlink_to(PROJECT_ROOT / "generator")
+    script = own_root / "docs" / "javascripts" / "extra.js"
+    script.write_text("// first\n")
+    settings = replace(settings, project_root=own_root, mkdocs_config=PROJECT_ROOT / "mkdocs.yml")
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    script.write_text("// second\n")
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert (request.docs_dir / "javascripts" / "extra.js").read_text() == "// second\n"
