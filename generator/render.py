@@ -11,6 +11,7 @@ import html
 import json
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -261,32 +262,28 @@ class PageRenderer:
     def _list_pages(
         self, digest: Digest, paper_paths: list[str], keyword_pages: dict[str, str]
     ) -> dict[str, str]:
-        size = self.options.papers_per_list_page
-        chunks = [
-            list(range(start, start + size))[: len(digest.papers) - start]
-            for start in range(0, len(digest.papers), size)
-        ]
-        page_paths = ["index.md"] + [f"{LIST_DIR}/{number}.md" for number in range(2, len(chunks) + 1)]
         files = {}
-        for number, (path, chunk) in enumerate(zip(page_paths, chunks, strict=True), start=1):
-            base = path.rpartition("/")[0]
-            files[path] = self._template("index.md.j2").render(
+        listing = _paginate(
+            range(len(digest.papers)), self.options.papers_per_list_page, "index.md", LIST_DIR
+        )
+        for page in listing:
+            files[page.path] = self._template("index.md.j2").render(
                 digest=digest,
-                page_number=number,
-                page_count=len(chunks),
-                first=chunk[0] + 1,
-                last=chunk[-1] + 1,
-                pages=[{"number": n, "page": _relative(p, base)} for n, p in enumerate(page_paths, start=1)],
+                page_number=page.number,
+                page_count=len(listing),
+                first=page.items[0] + 1,
+                last=page.items[-1] + 1,
+                pages=page.links,
                 papers=[
                     {
                         "title": digest.papers[i].entry.title,
-                        "page": _relative(paper_paths[i], base),
+                        "page": _relative(paper_paths[i], page.folder),
                         "keywords": [
-                            {"text": k.text, "page": _relative(keyword_pages.get(k.text), base)}
+                            {"text": k.text, "page": _relative(keyword_pages.get(k.text), page.folder)}
                             for k in digest.papers[i].keywords
                         ],
                     }
-                    for i in chunk
+                    for i in page.items
                 ],
             )
         return files
@@ -347,28 +344,50 @@ class PageRenderer:
     ) -> dict[str, str]:
         """The keyword index, split into pages short enough to stay small at a whole conference."""
         ordered = sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
-        size = KEYWORDS_PER_LIST_PAGE
-        chunks = [ordered[start : start + size] for start in range(0, len(ordered), size)] or [[]]
-        paths = [f"{KEYWORDS_DIR}/index.md"] + [
-            f"{KEYWORD_LIST_DIR}/{n}.md" for n in range(2, len(chunks) + 1)
-        ]
+        listing = _paginate(ordered, KEYWORDS_PER_LIST_PAGE, f"{KEYWORDS_DIR}/index.md", KEYWORD_LIST_DIR)
         files = {}
-        for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
-            base = path.rpartition("/")[0]
-            files[path] = self._template("keywords_index.md.j2").render(
+        for page in listing:
+            files[page.path] = self._template("keywords_index.md.j2").render(
                 digest=digest,
-                page_number=number,
-                page_count=len(chunks),
-                pages=[{"number": n, "page": _relative(p, base)} for n, p in enumerate(paths, start=1)],
+                page_number=page.number,
+                page_count=len(listing),
+                pages=page.links,
                 keywords=[
-                    {"text": keyword, "page": _relative(page, base), "count": len(keyword_papers[keyword])}
-                    for keyword, page in chunk
+                    {
+                        "text": keyword,
+                        "page": _relative(path, page.folder),
+                        "count": len(keyword_papers[keyword]),
+                    }
+                    for keyword, path in page.items
                 ],
             )
         return files
 
     def _template(self, name: str):
         return self.environment.get_template(name)
+
+
+@dataclass(frozen=True)
+class _ListPage:
+    """One page of a long list: where it goes, what it shows, and links to all pages of the list."""
+
+    number: int
+    path: str
+    folder: str
+    items: list[Any]
+    links: list[dict[str, Any]]
+
+
+def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str) -> list[_ListPage]:
+    """Split ``items`` into pages: the first at ``first_path``, the rest at ``more_folder/N.md``."""
+    chunks = [list(items[start : start + size]) for start in range(0, len(items), size)] or [[]]
+    paths = [first_path] + [f"{more_folder}/{number}.md" for number in range(2, len(chunks) + 1)]
+    pages = []
+    for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
+        folder = path.rpartition("/")[0]
+        links = [{"number": n, "page": _relative(p, folder)} for n, p in enumerate(paths, start=1)]
+        pages.append(_ListPage(number, path, folder, chunk, links))
+    return pages
 
 
 def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:

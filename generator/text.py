@@ -14,7 +14,9 @@ MAX_SLUG_WORDS_LENGTH = 60
 
 # --- markup stripping -------------------------------------------------------------------------
 
-_DISPLAY_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]", re.S)
+# A formula never contains a bare "$": otherwise "$a$$b$" would read as one display formula "$$…$$"
+# wrapping text that another reader (arithmatex) treats as prose.
+_DISPLAY_MATH = re.compile(r"\$\$(?:\\.|[^$\\])+?\$\$|\\\[.+?\\\]", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)(?:\\.|[^$\\])+?(?<!\s)\$(?!\d)|\\\(.+?\\\)", re.S)
 _MARKDOWN_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
