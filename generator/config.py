@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from generator.embed import DEFAULT_MODEL
@@ -21,7 +21,6 @@ class Settings:
     related_per_paper: int = 5
     papers_per_list_page: int = 100
     mkdocs_config: Path = Path("mkdocs.yml")
-    extra: dict[str, object] = field(default_factory=dict)
 
     def resolve(self, path: Path) -> Path:
         """A configured path, relative to the project root unless absolute."""
@@ -43,7 +42,7 @@ def load_settings(project_root: Path) -> Settings:
             )
         except tomllib.TOMLDecodeError as error:
             raise DigestError(f"{pyproject}: not valid TOML ({error})") from None
-    known = {f.name for f in fields(Settings)} - {"project_root", "extra"}
+    known = {f.name for f in fields(Settings)} - {"project_root"}
     values: dict[str, object] = {}
     for key, value in table.items():
         name = key.replace("-", "_")
