@@ -7,14 +7,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.embed import CachedEmbedder, Embedder
+from generator.fit import DigestFit, FitStore, paper_key
 from generator.keyphrases import canonical, canonical_key
 from generator.keywords import find_candidates, rank_keywords
-from generator.layout import map_layout
+from generator.layout import map_layout, place_on_map
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter
-from generator.related import paper_space, related_papers
+from generator.related import apply_space, fit_space, related_papers
 from generator.text import derive_title, paper_slug, strip_markup, unique_titles
-from generator.topics import find_topics
+from generator.topics import assign_topics, fit_topics
 
 
 def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
@@ -51,36 +52,59 @@ def analyse(
     reporter: Reporter,
     keywords_per_paper: int = 5,
     related_per_paper: int = 5,
-    layout_cache_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    refit: bool = False,
 ) -> Digest:
-    """``layout_cache_dir`` keeps the paper map between builds; by default it is the folder of the
-    embedding cache (the settings' ``cache_dir``), so a warm rebuild skips the t-SNE as well."""
+    """``cache_dir`` keeps the digest-wide fit (``generator.fit``) and the map between builds; by
+    default it is the folder of the embedding cache. ``refit`` fits the space, topics and map afresh
+    even when the stored fit could be reused."""
     entries = settle_titles(collection.papers)
     texts = [analysis_text(entry) for entry in entries]
+    keys = [paper_key(text) for text in texts]
 
     with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
         vectors = embedder.embed(texts, advance)
 
-    candidates = find_candidates(
-        [entry.paper.abstract for entry in entries],
-        [None if entry.title_was_derived else entry.title for entry in entries],
-        keywords_per_paper,
-    )
+    with reporter.stage("keyword candidates", total=len(texts), unit="papers") as advance:
+        candidates = find_candidates(
+            [entry.paper.abstract for entry in entries],
+            [None if entry.title_was_derived else entry.title for entry in entries],
+            keywords_per_paper,
+        )
+        advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
         keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
 
+    if cache_dir is None and isinstance(embedder, CachedEmbedder):
+        cache_dir = embedder.cache.path.parent
+    store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
+    fit = None if refit or store is None else store.load()
+    if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
+        reporter.info(f"analysis fit: {fit.changed_papers(keys)} papers changed since it was made; refitting")
+        fit = None
+
     with reporter.stage("related papers"):
-        space = paper_space(texts, vectors)
+        space_fit = fit.space if fit is not None else fit_space(texts, vectors)
+        space = apply_space(space_fit, texts, vectors)
         related = related_papers(space, keywords, related_per_paper)
 
     with reporter.stage("topics"):
-        topics = find_topics(texts, space.vectors)
+        topic_fit = fit.topics if fit is not None else fit_topics(texts, space.vectors)
+        topics = assign_topics(topic_fit, space.vectors)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 
-    if layout_cache_dir is None and isinstance(embedder, CachedEmbedder):
-        layout_cache_dir = embedder.cache.path.parent
     with reporter.stage("paper map"):
-        layout = map_layout(space.expanded, layout_cache_dir)
+        if fit is not None:
+            layout = place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method)
+        else:
+            layout = map_layout(space.expanded, cache_dir)
+    if fit is not None:
+        changed = fit.changed_papers(keys)
+        reporter.info(f"analysis fit: reused ({changed} papers new, edited or removed since it was made)")
+    elif store is not None:
+        store.save(
+            DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
+        )
     reporter.info(f"paper map: {layout.method}{' (from cache)' if layout.from_cache else ''}")
 
     papers = [

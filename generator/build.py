@@ -31,6 +31,8 @@ class BuildRequest:
     site_dir: Path | None
     """``None`` writes the Markdown only."""
     name: str | None = None
+    refit: bool = False
+    """Fit the digest-wide analysis afresh (``generator.fit``) even when the last fit could be reused."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ def _build(
             reporter,
             keywords_per_paper=settings.keywords_per_paper,
             related_per_paper=settings.related_per_paper,
+            refit=request.refit,
         )
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
@@ -98,13 +101,22 @@ def _build(
         fingerprint = None
         if output.staged_site is not None:
             config_file = settings.resolve(settings.mkdocs_config)
-            fingerprint = site_fingerprint(report.fingerprint, config_file)
+            fingerprint = site_fingerprint(report.fingerprint, config_file, digest.name)
             if output.site_is_current(fingerprint):
                 reporter.info("mkdocs build: skipped, the site is already built from these pages")
                 output.keep_current_site()
             else:
-                with reporter.stage("mkdocs build"):
-                    build_site(config_file, output.staged_docs, output.staged_site)
+                update = output.stage_site_update(fingerprint)
+                with reporter.stage(
+                    "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
+                ):
+                    build_site(
+                        config_file,
+                        output.staged_docs,
+                        output.staged_site,
+                        update=update,
+                        removed_docs=report.removed_files,
+                    )
         output.publish(fingerprint)
     finally:
         output.discard()

@@ -51,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.add_argument("--name", help="the digest's name (default: from the input files)")
         command.add_argument(
+            "--refit",
+            action="store_true",
+            help="fit topics, the related-papers space and the map afresh; by default the last fit "
+            "is reused while at most 5%% of the papers changed, so a small edit leaves the rest as it was",
+        )
+        command.add_argument(
             "-q", "--quiet", action="store_true", help="print one line per stage, no progress bars"
         )
 
@@ -75,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command == "build":
             site_dir = None if arguments.no_site else (arguments.site_dir or settings.project_root / "site")
             result = build_digest(
-                settings, BuildRequest(inputs, docs_dir, site_dir, arguments.name), reporter
+                settings, BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit), reporter
             )
             print(
                 f"built {len(result.digest.papers)} papers "
@@ -85,7 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             from generator.site import serve_site
 
-            build_digest(settings, BuildRequest(inputs, docs_dir, None, arguments.name), reporter)
+            build_digest(
+                settings, BuildRequest(inputs, docs_dir, None, arguments.name, arguments.refit), reporter
+            )
             serve_site(settings.resolve(settings.mkdocs_config), docs_dir, arguments.dev_addr)
     except DigestError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -126,3 +126,30 @@ def _write_cached(path: Path, positions: np.ndarray) -> None:
         temporary.replace(path)
     except OSError:
         pass
+
+
+PLACEMENT_NEIGHBOURS = 5
+
+
+def place_on_map(
+    known: dict[str, tuple[float, float]], keys: list[str], vectors: np.ndarray, method: str
+) -> MapLayout:
+    """Positions from an earlier layout for the papers it knows (by ``keys``); each new or edited
+    paper goes where its nearest known papers are (weighted by similarity³, as the query expansion),
+    so the map does not reshuffle when one abstract changes. ``vectors`` are L2-normalised rows."""
+    positions = np.full((len(keys), 2), 0.5)
+    placed = np.array([key in known for key in keys], dtype=bool)
+    for row in np.flatnonzero(placed):
+        positions[row] = known[keys[row]]
+    anchors = np.flatnonzero(placed)
+    for row in np.flatnonzero(~placed):
+        if not len(anchors):
+            break
+        similarity = vectors[anchors] @ vectors[row]
+        nearest = np.argsort(-similarity, kind="stable")[:PLACEMENT_NEIGHBOURS]
+        weights = np.clip(similarity[nearest], 0.0, None) ** 3
+        if weights.sum() > 0:
+            positions[row] = weights @ positions[anchors[nearest]] / weights.sum()
+        else:
+            positions[row] = positions[anchors].mean(axis=0)
+    return MapLayout(positions, method, from_cache=True)

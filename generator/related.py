@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 from threadpoolctl import threadpool_limits
 
 from generator.embed import normalise_rows
@@ -134,27 +134,57 @@ def one_thread() -> threadpool_limits:
     return threadpool_limits(limits=1)
 
 
-def lexical_view(texts: Sequence[str]) -> LexicalView | None:
-    """tf-idf of the texts, or ``None`` when they share no usable word at all."""
+def _phrase_counts(
+    texts: Sequence[str], vocabulary: Sequence[str] | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Phrase counts per text: over the digest's own phrases (kept by document frequency) when
+    ``vocabulary`` is ``None``, else over exactly those phrases. Raises ValueError when none is left."""
+    if vocabulary is not None:
+        vectorizer = CountVectorizer(
+            analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS),
+            vocabulary={term: column for column, term in enumerate(vocabulary)},
+            dtype=np.float32,
+        )
+        return vectorizer.transform(texts).tocsr(), np.asarray(vocabulary)
     large = len(texts) >= 500
-    vectorizer = TfidfVectorizer(
+    vectorizer = CountVectorizer(
         analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS),
         # A phrase in one paper of a large digest cannot relate two papers; in a small one the
         # common-phrase cut would leave nothing.
         min_df=2 if large else 1,
         max_df=0.5 if len(texts) >= 20 else 1.0,
-        sublinear_tf=True,
         dtype=np.float32,
     )
+    return vectorizer.fit_transform(texts).tocsr(), vectorizer.get_feature_names_out()
+
+
+def _tfidf(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
+    """Sublinear tf times idf, rows L2-normalised (scikit-learn's TfidfTransformer, written out so
+    a fitted idf applies to new texts without refitting)."""
+    weighted = counts.astype(np.float32, copy=True)
+    weighted.data = np.log(weighted.data) + 1.0
+    weighted = (weighted @ sp.diags(idf.astype(np.float32))).tocsr()
+    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1))).ravel()
+    norms[norms == 0] = 1.0
+    return sp.csr_matrix(sp.diags(1.0 / norms).astype(np.float32) @ weighted)
+
+
+def _fit_idf(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix | None]:
+    """The digest's phrases, their idf and the texts' phrase counts (``None`` when no phrase is left)."""
     try:
-        matrix = vectorizer.fit_transform(texts).tocsr()
+        counts, terms = _phrase_counts(texts)
     except ValueError:  # no phrase survived (e.g. a digest of one very short abstract)
+        return np.array([], dtype=str), np.zeros(0, dtype=np.float32), None
+    document_frequency = np.bincount(counts.indices, minlength=len(terms))
+    idf = np.log((1 + len(texts)) / (1 + document_frequency)) + 1.0  # smoothed, as scikit-learn
+    return terms, idf.astype(np.float32), counts
+
+
+def _lexical_view(texts: Sequence[str], terms: np.ndarray, idf: np.ndarray) -> LexicalView | None:
+    if not terms.size or not texts:
         return None
-    return LexicalView(matrix=matrix, terms=vectorizer.get_feature_names_out())
-
-
-def centred(vectors: np.ndarray) -> np.ndarray:
-    return normalise_rows(vectors - vectors.mean(axis=0, keepdims=True))
+    counts, terms = _phrase_counts(texts, [str(term) for term in terms])
+    return LexicalView(matrix=_tfidf(counts, idf), terms=terms)
 
 
 def _cosine_spread(vectors: np.ndarray, seed: int = 0) -> float:
@@ -167,30 +197,73 @@ def _cosine_spread(vectors: np.ndarray, seed: int = 0) -> float:
     return float(np.std(cosines[~np.eye(len(vectors), dtype=bool)])) or 1.0
 
 
-def joint_vectors(embeddings: np.ndarray, lexical: LexicalView) -> np.ndarray:
-    """Centred embedding and LSA vector, each scaled to the same cosine spread, concatenated."""
-    semantic = centred(embeddings)
-    terms = lexical.matrix
-    dimensions = min(LSA_DIMENSIONS, terms.shape[1] - 1, terms.shape[0] - 1)
-    if dimensions < 1:
-        return semantic
-    topical = normalise_rows(TruncatedSVD(dimensions, random_state=0).fit_transform(terms))
-    # Equal spread makes the joint dot product the mean of the two cosines, each in its own units.
-    joint = np.hstack([semantic / _cosine_spread(semantic), topical / _cosine_spread(topical)])
-    return normalise_rows(joint)
+@dataclass(frozen=True)
+class SpaceFit:
+    """What the joint space learns from the whole digest: the phrases and their idf, the corpus
+    mean of the embeddings, the LSA axes and the two spreads.
+
+    Fitted once and then applied paper by paper, so while a fit is reused a paper's vector depends
+    on its own text only: editing one abstract moves one paper, not every score on the site.
+    """
+
+    terms: np.ndarray
+    """The lexical view's phrases, in column order; empty when the texts share none."""
+    idf: np.ndarray
+    mean: np.ndarray | None
+    """The embeddings' corpus mean; ``None`` means the plain embedding cosine (tiny digests)."""
+    semantic_spread: float = 1.0
+    components: np.ndarray | None = None
+    """The LSA axes, one row per dimension over ``terms``; ``None`` when there are too few."""
+    topical_spread: float = 1.0
+
+    @property
+    def dimensions(self) -> int | None:
+        """The embedding size this fit applies to (``None``: any)."""
+        return None if self.mean is None else int(self.mean.shape[0])
 
 
-def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
-    """The joint space for these texts and their (L2-normalised) embeddings; never re-embeds."""
+def fit_space(texts: Sequence[str], embeddings: np.ndarray) -> SpaceFit:
+    """Learn the joint space from these texts and their (L2-normalised) embeddings."""
     if len(texts) != len(embeddings):
         raise ValueError(f"{len(texts)} texts but {len(embeddings)} embeddings")
     with one_thread():
-        lexical = lexical_view(texts) if texts else None
-        if lexical is None or len(texts) < MIN_PAPERS_FOR_JOINT_SPACE:
+        terms, idf, counts = _fit_idf(texts)
+        if counts is None or len(texts) < MIN_PAPERS_FOR_JOINT_SPACE:
+            return SpaceFit(terms=terms, idf=idf, mean=None)
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        mean = embeddings.mean(axis=0)
+        semantic_spread = _cosine_spread(normalise_rows(embeddings - mean))
+        dimensions = min(LSA_DIMENSIONS, len(terms) - 1, len(texts) - 1)
+        if dimensions < 1:
+            return SpaceFit(terms=terms, idf=idf, mean=mean, semantic_spread=semantic_spread)
+        tfidf = _tfidf(counts, idf)
+        components = TruncatedSVD(dimensions, random_state=0).fit(tfidf).components_.astype(np.float32)
+        topical_spread = _cosine_spread(normalise_rows(tfidf @ components.T))
+        return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread)
+
+
+def apply_space(fit: SpaceFit, texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
+    """The papers in a fitted joint space: the centred embedding and the LSA vector, each scaled to
+    the same cosine spread and concatenated, so the dot product of two joint vectors is the mean of
+    the two cosines, each in its own units (no tuned mixing knob)."""
+    if len(texts) != len(embeddings):
+        raise ValueError(f"{len(texts)} texts but {len(embeddings)} embeddings")
+    with one_thread():
+        lexical = _lexical_view(texts, fit.terms, fit.idf)
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        if fit.mean is None:
             vectors = normalise_rows(embeddings)
         else:
-            vectors = joint_vectors(embeddings, lexical)
+            parts = [normalise_rows(embeddings - fit.mean) / fit.semantic_spread]
+            if fit.components is not None and lexical is not None:
+                parts.append(normalise_rows(lexical.matrix @ fit.components.T) / fit.topical_spread)
+            vectors = normalise_rows(np.hstack(parts))
         return PaperSpace(vectors=vectors, expanded=expand_queries(vectors), lexical=lexical)
+
+
+def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
+    """The joint space fitted to these texts and their (L2-normalised) embeddings; never re-embeds."""
+    return apply_space(fit_space(texts, embeddings), texts, embeddings)
 
 
 def nearest_neighbours(vectors: np.ndarray, count: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:

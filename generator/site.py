@@ -9,7 +9,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,8 @@ class DocsWriteReport:
     removed: int
     fingerprint: str
     """A hash of every staged docs file, path and content."""
+    removed_files: tuple[str, ...] = ()
+    """Generated files of the previous build that this one no longer writes."""
 
 
 @contextmanager
@@ -154,11 +156,37 @@ class StagedOutput:
             unchanged=unchanged,
             removed=len(previous - files.keys()),
             fingerprint=fingerprint.hexdigest(),
+            removed_files=tuple(sorted(previous - wanted.keys())),
         )
 
-    def site_is_current(self, fingerprint: str) -> bool:
+    def _stamp(self) -> dict:
+        if self.site_dir is None:
+            return {}
+        try:
+            stamp = json.loads(_read_text(self.site_dir / SITE_STAMP) or "")
+        except ValueError:
+            return {}
+        return stamp if isinstance(stamp, dict) else {}
+
+    def site_is_current(self, fingerprint: SiteFingerprint) -> bool:
         """Whether the published site was built from exactly these docs and settings."""
-        return self.site_dir is not None and _read_text(self.site_dir / SITE_STAMP) == fingerprint
+        return self._stamp() == fingerprint.as_stamp()
+
+    def stage_site_update(self, fingerprint: SiteFingerprint) -> bool:
+        """Copy the published site into the staging folder when it was built with the same settings,
+        so only changed pages need building; ``False`` (nothing copied) when it was not."""
+        if self.site_dir is None or self.staged_site is None:
+            return False
+        if self._stamp().get("settings") != fingerprint.settings:
+            return False
+        try:
+            # copy2 keeps the timestamps MkDocs' dirty build compares with the Markdown's.
+            shutil.copytree(self.site_dir, self.staged_site, copy_function=shutil.copy2, dirs_exist_ok=True)
+        except OSError:
+            shutil.rmtree(self.staged_site, ignore_errors=True)
+            self.staged_site.mkdir()
+            return False
+        return True
 
     def keep_current_site(self) -> None:
         """Publish the docs only; the current site stays as it is."""
@@ -166,11 +194,12 @@ class StagedOutput:
             shutil.rmtree(self.staged_site, ignore_errors=True)
             self.staged_site = None
 
-    def publish(self, site_fingerprint: str | None = None) -> None:
+    def publish(self, site_fingerprint: SiteFingerprint | None = None) -> None:
         """Swap in the staged docs, and the staged site if one was built (stamped with its fingerprint)."""
         _swap_in(self.staged_docs, self.docs_dir)
         if self.staged_site is not None and self.site_dir is not None and site_fingerprint is not None:
-            (self.staged_site / SITE_STAMP).write_text(site_fingerprint, encoding="utf-8")
+            stamp = json.dumps(site_fingerprint.as_stamp())
+            (self.staged_site / SITE_STAMP).write_text(stamp, encoding="utf-8")
             _swap_in(self.staged_site, self.site_dir)
 
     def discard(self) -> None:
@@ -186,11 +215,28 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def site_fingerprint(docs_fingerprint: str, config_file: Path) -> str:
-    """What a built site depends on: the docs, mkdocs.yml and the settings it reads from the environment."""
-    parts = [docs_fingerprint, config_file.read_text(encoding="utf-8")]
+@dataclass(frozen=True)
+class SiteFingerprint:
+    """What a built site depends on: the docs, and the settings every page is rendered with."""
+
+    docs: str
+    settings: str
+
+    def as_stamp(self) -> dict[str, str]:
+        return {"docs": self.docs, "settings": self.settings}
+
+
+def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
+    """The docs' hash, and one of mkdocs.yml, the environment it reads, the digest's name (every
+    page shows it) and the versions of MkDocs, the theme and this package (its hook)."""
+    from importlib.metadata import version
+
+    parts = [config_file.read_text(encoding="utf-8"), site_name]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "paper-digest")]
+    parts.append(Path(__file__).with_name("mkdocs_hook.py").read_text(encoding="utf-8"))
+    settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    return SiteFingerprint(docs=docs_fingerprint, settings=settings)
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -231,17 +277,31 @@ def _show_mkdocs_warnings() -> None:
         logger.setLevel(logging.INFO)
 
 
-def build_site(config_file: Path, docs_dir: Path, site_dir: Path) -> None:
-    """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder: it is emptied)."""
+def build_site(
+    config_file: Path, docs_dir: Path, site_dir: Path, update: bool = False, removed_docs: Sequence[str] = ()
+) -> None:
+    """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder). It is emptied first,
+    unless ``update``: then it holds a copy of the previous site, built with the same settings, and
+    only pages whose Markdown changed are built again (``generator.site_update``); ``removed_docs``
+    are the docs files gone since, whose pages are removed."""
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort, MkDocsException
 
+    from generator.site_update import QuietDirtyWarning, SiteUpdate
+
     _show_mkdocs_warnings()
     config = _mkdocs_config(config_file, docs_dir.resolve(), site_dir.resolve())
+    build_logger = logging.getLogger("mkdocs.commands.build")
+    quiet = QuietDirtyWarning()
+    if update:
+        config.plugins["paper-digest-site-update"] = SiteUpdate(site_dir.resolve(), list(removed_docs))
+        build_logger.addFilter(quiet)
     try:
-        build(config)
+        build(config, dirty=update)
     except (Abort, MkDocsException) as error:
         raise DigestError(f"mkdocs build failed: {error}") from None
+    finally:
+        build_logger.removeFilter(quiet)
 
 
 def _swap_in(new: Path, target: Path) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,17 +47,58 @@ def topic_count(paper_count: int) -> int:
     return int(min(MAX_TOPICS, paper_count, max(1, round(math.sqrt(paper_count / 2)))))
 
 
-def cluster_papers(vectors: np.ndarray, count: int, seed: int = 0) -> list[list[int]]:
-    """``count`` groups of row indices (fewer if rows coincide), largest first, each group's most
-    central paper first."""
-    if count <= 1 or len(vectors) <= 1:
-        groups = [list(range(len(vectors)))] if len(vectors) else []
-        return [_central_first(vectors, group) for group in groups]
-    assignment = KMeans(n_clusters=count, n_init=K_MEANS_RUNS, random_state=seed).fit_predict(vectors)
-    groups = [np.flatnonzero(assignment == c).tolist() for c in range(count)]
-    groups = [g for g in groups if g]  # k-means leaves a cluster empty when rows coincide
-    groups.sort(key=lambda g: (-len(g), g[0]))
-    return [_central_first(vectors, group) for group in groups]
+@dataclass(frozen=True)
+class TopicFit:
+    """What the clustering learned: one centre per topic (largest topic first) and its label.
+
+    Reused while the digest changes little, so an edited abstract moves at most its own paper to
+    another topic, and topic pages keep their names and addresses."""
+
+    centres: np.ndarray
+    labels: tuple[tuple[str, ...], ...]
+
+
+def fit_topics(texts: Sequence[str], vectors: np.ndarray, seed: int = 0) -> TopicFit:
+    """k-means with about sqrt(N/2) centres, ordered largest topic first, each labelled."""
+    count = topic_count(len(vectors))
+    with one_thread():
+        if count <= 1 or len(vectors) <= 1:
+            centres = np.asarray(vectors, dtype=np.float64).mean(axis=0, keepdims=True)[: min(count, 1)]
+        else:
+            centres = (
+                KMeans(n_clusters=count, n_init=K_MEANS_RUNS, random_state=seed).fit(vectors).cluster_centers_
+            )
+        nearest = nearest_centre(centres, vectors)
+        # k-means leaves a centre without papers when rows coincide; those are dropped.
+        groups = [(c, np.flatnonzero(nearest == c).tolist()) for c in range(len(centres))]
+        groups = sorted((g for g in groups if g[1]), key=lambda g: (-len(g[1]), g[1][0]))
+        labels = label_topics(texts, [members for _, members in groups])
+    return TopicFit(centres=centres[[c for c, _ in groups]], labels=tuple(labels))
+
+
+def nearest_centre(centres: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """Each row's closest centre (Euclidean, as k-means), lowest index on a tie."""
+    if not len(centres):
+        return np.zeros(len(vectors), dtype=np.intp)
+    centres = np.asarray(centres, dtype=np.float64)
+    distances = (centres**2).sum(axis=1) - 2.0 * (np.asarray(vectors, dtype=np.float64) @ centres.T)
+    return distances.argmin(axis=1)
+
+
+def assign_topics(fit: TopicFit, vectors: np.ndarray) -> list[Topic]:
+    """Every paper in the topic of its nearest centre; topics in the fit's order, empty ones left out."""
+    with one_thread():
+        nearest = nearest_centre(fit.centres, vectors) if len(vectors) else np.zeros(0, dtype=np.intp)
+        groups = [(np.flatnonzero(nearest == c).tolist(), fit.labels[c]) for c in range(len(fit.centres))]
+        groups = [(_central_first(vectors, members), label) for members, label in groups if members]
+    return [
+        Topic(
+            label=" · ".join(phrases_) if phrases_ else f"Topic {number}",
+            phrases=phrases_,
+            members=tuple(members),
+        )
+        for number, (members, phrases_) in enumerate(groups, start=1)
+    ]
 
 
 def _central_first(vectors: np.ndarray, members: list[int]) -> list[int]:
@@ -194,14 +236,4 @@ def _without_contained(chosen: list[tuple[str, float]]) -> list[tuple[str, float
 
 def find_topics(texts: Sequence[str], vectors: np.ndarray) -> list[Topic]:
     """Topics of the digest, largest first; every paper is in exactly one."""
-    with one_thread():
-        groups = cluster_papers(vectors, topic_count(len(texts)))
-        labels = label_topics(texts, groups)
-    return [
-        Topic(
-            label=" · ".join(phrases_) if phrases_ else f"Topic {number}",
-            phrases=phrases_,
-            members=tuple(group),
-        )
-        for number, (group, phrases_) in enumerate(zip(groups, labels, strict=True), start=1)
-    ]
+    return assign_topics(fit_topics(texts, vectors), vectors)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_interrupted_build_leaves_previous_output(project: dict, fake_embedder, 
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     docs_before, site_before = snapshot(request.docs_dir), snapshot(request.site_dir)
 
-    def interrupted(*_args: object) -> None:
+    def interrupted(*_args: object, **_options: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr("generator.build.build_site", interrupted)
@@ -106,7 +107,9 @@ def test_unchanged_rebuild_skips_mkdocs_but_a_change_rebuilds(
     from generator import build as build_module
 
     real_build_site = build_module.build_site
-    monkeypatch.setattr(build_module, "build_site", lambda *a: (calls.append(a), real_build_site(*a)))
+    monkeypatch.setattr(
+        build_module, "build_site", lambda *a, **k: (calls.append(a), real_build_site(*a, **k))
+    )
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert calls == []
     assert snapshot(request.site_dir) == site_before
@@ -117,6 +120,45 @@ def test_unchanged_rebuild_skips_mkdocs_but_a_change_rebuilds(
     write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(calls) == 2
+
+
+def test_updated_site_is_the_site_a_full_build_makes(project: dict, fake_embedder, monkeypatch) -> None:
+    settings, request = project["settings"], project["request"]
+    # A page no edit touches: the update does not render it again, yet it must stay searchable.
+    request.docs_dir.mkdir(parents=True)
+    (request.docs_dir / "notes.md").write_text("# Notes\n\nOur reading group meets on Tuesdays.\n")
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    edited = [f"{SAMPLE_ABSTRACTS[0]} We also release our code.", *SAMPLE_ABSTRACTS[1:-1]]
+    edited.append("A brand new abstract about optics, lenses and the cameras that hold them.")
+    write_text_input(project["source"], "Test Digest", edited)
+    from generator import build as build_module
+
+    updates: list[bool] = []
+    real_build_site = build_module.build_site
+    monkeypatch.setattr(
+        build_module,
+        "build_site",
+        lambda *a, **k: (updates.append(k.get("update", False)), real_build_site(*a, **k)),
+    )
+    result = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert updates == [True] and result.docs.removed >= 1
+    full = replace(
+        request, docs_dir=project["root"] / "full" / "docs", site_dir=project["root"] / "full" / "site"
+    )
+    full.docs_dir.mkdir(parents=True)
+    (full.docs_dir / "notes.md").write_bytes((request.docs_dir / "notes.md").read_bytes())
+    build_digest(settings, full, Reporter(quiet=True), fake_embedder)
+    assert updates == [True, False]
+
+    updated, rebuilt = snapshot(request.site_dir), snapshot(full.site_dir)
+    index = "search/search_index.json"
+    assert json.loads((request.site_dir / index).read_text()) == json.loads(
+        (full.site_dir / index).read_text()
+    )
+    assert {k: v for k, v in updated.items() if k != index} == {
+        k: v for k, v in rebuilt.items() if k != index
+    }
+    assert not any(".staging" in p.name for p in request.site_dir.parent.iterdir())
 
 
 def test_updated_hand_written_file_reaches_another_docs_folder(

@@ -1,0 +1,110 @@
+"""The digest-wide fit is kept between builds: a small edit moves the edited paper, not the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator import fit as fit_module
+from generator.analyse import analyse
+from generator.fit import FitStore
+from generator.model import Collection, Digest, Paper, SourceLocation
+from generator.progress import Reporter
+from tests.conftest import FakeEmbedder
+from tests.test_topics_related import themed_corpus
+
+
+def papers_of(texts: list[str]) -> tuple[Paper, ...]:
+    location = SourceLocation(Path("x.jsonl"), 1)
+    return tuple(
+        Paper(id=f"p{i}", abstract=text.split(". ", 1)[1], title=text.split(". ", 1)[0], source=location)
+        for i, text in enumerate(texts)
+    )
+
+
+def run(papers: tuple[Paper, ...], embedder: FakeEmbedder, cache: Path, refit: bool = False) -> Digest:
+    return analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, cache, refit)
+
+
+def topic_labels(digest: Digest) -> list[str | None]:
+    return [None if p.topic is None else digest.topics[p.topic].label for p in digest.papers]
+
+
+def related_ids(digest: Digest) -> list[list[int]]:
+    return [[r.index for r in p.related] for p in digest.papers]
+
+
+def test_an_edit_moves_only_the_edited_paper(fake_embedder: FakeEmbedder, tmp_path: Path) -> None:
+    texts, _ = themed_corpus(20)  # 60 papers: up to 3 may change before a refit
+    papers = papers_of(texts)
+    first = run(papers, fake_embedder, tmp_path)
+    again = run(papers, fake_embedder, tmp_path)
+    assert topic_labels(again) == topic_labels(first)
+    assert related_ids(again) == related_ids(first)
+    assert [p.map_position for p in again.papers] == [p.map_position for p in first.papers]
+
+    edited = list(papers)
+    edited[7] = Paper(
+        id="p7", abstract=papers[7].abstract + " momentum", title=papers[7].title, source=papers[7].source
+    )
+    after = run(tuple(edited), fake_embedder, tmp_path)
+    moved = [
+        i
+        for i, (a, b) in enumerate(zip(first.papers, after.papers, strict=True))
+        if a.map_position != b.map_position
+    ]
+    assert moved == [7]
+    assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in (p.map_position for p in after.papers))
+    assert [t.label for t in after.topics] == [t.label for t in first.topics]
+    changed_topics = [
+        i for i, (a, b) in enumerate(zip(topic_labels(first), topic_labels(after), strict=True)) if a != b
+    ]
+    assert changed_topics in ([], [7])
+    # Related lists change only where the edited paper enters or leaves one, or is the paper.
+    for index, (before, now) in enumerate(zip(related_ids(first), related_ids(after), strict=True)):
+        if before != now:
+            assert index == 7 or 7 in before or 7 in now, index
+
+    refitted = run(tuple(edited), fake_embedder, tmp_path, refit=True)
+    assert [p.map_position for p in refitted.papers] != [p.map_position for p in after.papers]
+
+
+def test_many_changes_refit(
+    fake_embedder: FakeEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts, _ = themed_corpus(20)
+    run(papers_of(texts), fake_embedder, tmp_path)
+    store = FitStore(tmp_path, fake_embedder.name)
+    saved = store.path.stat().st_mtime_ns
+    more, _ = themed_corpus(22, seed=1)  # 66 papers, most of them new: more than 5%
+    run(papers_of(more), fake_embedder, tmp_path)
+    fit = store.load()
+    assert fit is not None and len(fit.paper_keys) == 66 and store.path.stat().st_mtime_ns != saved
+
+    monkeypatch.setattr(fit_module, "REFIT_SHARE", 0.0)
+    assert not fit.reusable_for(list(fit.paper_keys[:-1]), fake_embedder.embed(["x"]).shape[1])
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a numpy archive", None])
+def test_unreadable_fit_is_refitted(
+    fake_embedder: FakeEmbedder, tmp_path: Path, damage: bytes | None
+) -> None:
+    texts, _ = themed_corpus(20)
+    papers = papers_of(texts)
+    first = run(papers, fake_embedder, tmp_path)
+    store = FitStore(tmp_path, fake_embedder.name)
+    if damage is None:  # a well-formed archive with inconsistent contents
+        with np.load(store.path) as archive:
+            arrays = dict(archive)
+        arrays["positions"] = arrays["positions"][:-1]
+        with open(store.path, "wb") as handle:
+            np.savez(handle, **arrays)
+    else:
+        store.path.write_bytes(damage)
+    assert store.load() is None
+    again = run(papers, fake_embedder, tmp_path)
+    assert topic_labels(again) == topic_labels(first)
+    np.testing.assert_allclose([p.map_position for p in again.papers], [p.map_position for p in first.papers])
+    assert store.load() is not None
