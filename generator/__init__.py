@@ -1,3 +1,17 @@
 """Paper Digest: research-paper abstracts in, a searchable static website out."""
 
+import hashlib
+from functools import cache
+from pathlib import Path
+
 __version__ = "0.1.0"
+
+
+@cache
+def source_fingerprint() -> str:
+    """A hash of this package's code: stored results made by other code are not reused."""
+    package = Path(__file__).parent
+    digest = hashlib.sha256(__version__.encode())
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.analyse import analyse
+from generator.analysis_cache import AnalysisCache, analysis_key
 from generator.config import Settings
 from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
-from generator.model import Digest
+from generator.fit import FitStore
+from generator.model import Collection, Digest
 from generator.progress import Reporter
 from generator.render import PageRenderer, RenderOptions
 from generator.site import (
@@ -72,14 +74,7 @@ def _build(
             f"embedding cache {embedder.cache.path} was unreadable or from another version; rebuilt it"
         )
     try:
-        digest = analyse(
-            collection,
-            embedder,
-            reporter,
-            keywords_per_paper=settings.keywords_per_paper,
-            related_per_paper=settings.related_per_paper,
-            refit=request.refit,
-        )
+        digest = _analyse_or_reuse(settings, request, collection, embedder, reporter)
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
@@ -126,3 +121,34 @@ def _build(
     hits = getattr(embedder, "hits", 0)
     misses = getattr(embedder, "misses", 0)
     return BuildResult(digest=digest, docs=report, embedded=misses, cached=hits)
+
+
+def _analyse_or_reuse(
+    settings: Settings, request: BuildRequest, collection: Collection, embedder: Embedder, reporter: Reporter
+) -> Digest:
+    """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
+    fresh one, stored for next time."""
+    cache_dir = settings.resolve(settings.cache_dir)
+    fit_file = FitStore(cache_dir, embedder.name).path
+    shaping = {
+        "keywords_per_paper": settings.keywords_per_paper,
+        "related_per_paper": settings.related_per_paper,
+    }
+    stored = AnalysisCache(cache_dir, embedder.name)
+    if not request.refit:
+        key = analysis_key(collection, embedder.name, shaping, fit_file)
+        digest = stored.load(key, collection, embedder.name)
+        if digest is not None:
+            reporter.info("analysis: reused, the papers and settings are as in the last build")
+            return digest
+    digest = analyse(
+        collection,
+        embedder,
+        reporter,
+        keywords_per_paper=settings.keywords_per_paper,
+        related_per_paper=settings.related_per_paper,
+        cache_dir=cache_dir,
+        refit=request.refit,
+    )
+    stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
+    return digest

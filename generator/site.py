@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator import source_fingerprint
 from generator.errors import DigestError
 
 MANIFEST_NAME = ".paper-digest-manifest.json"
@@ -228,13 +229,13 @@ class SiteFingerprint:
 
 def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
     """The docs' hash, and one of mkdocs.yml, the environment it reads, the digest's name (every
-    page shows it) and the versions of MkDocs, the theme and this package (its hook)."""
+    page shows it), the versions of MkDocs and the theme, and this package's code (its hooks)."""
     from importlib.metadata import version
 
     parts = [config_file.read_text(encoding="utf-8"), site_name]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
-    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "paper-digest")]
-    parts.append(Path(__file__).with_name("mkdocs_hook.py").read_text(encoding="utf-8"))
+    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material")]
+    parts.append(source_fingerprint())
     settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
     return SiteFingerprint(docs=docs_fingerprint, settings=settings)
 

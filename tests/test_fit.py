@@ -108,3 +108,44 @@ def test_unreadable_fit_is_refitted(
     assert topic_labels(again) == topic_labels(first)
     np.testing.assert_allclose([p.map_position for p in again.papers], [p.map_position for p in first.papers])
     assert store.load() is not None
+
+
+def test_unchanged_inputs_reuse_the_stored_analysis(
+    fake_embedder: FakeEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from generator import build as build_module
+    from generator.analysis_cache import AnalysisCache
+    from generator.build import BuildRequest, build_digest
+    from generator.config import load_settings
+    from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, write_text_input
+
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "docs", None)
+    analyses: list[int] = []
+    real_analyse = build_module.analyse
+    monkeypatch.setattr(
+        build_module, "analyse", lambda *a, **k: (analyses.append(1), real_analyse(*a, **k))[1]
+    )
+
+    first = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    again = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(analyses) == 1 and again.docs.written == 0
+    assert again.digest == first.digest
+
+    write_text_input(
+        source, "Test Digest", [*SAMPLE_ABSTRACTS[:-1], SAMPLE_ABSTRACTS[-1] + " Code is released."]
+    )
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(analyses) == 2
+    build_digest(settings, replace(request, refit=True), Reporter(quiet=True), fake_embedder)
+    assert len(analyses) == 3
+
+    AnalysisCache(settings.cache_dir, fake_embedder.name).path.write_text('{"key": "x", "papers": [')
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(analyses) == 4
+    monkeypatch.setattr("generator.analysis_cache.source_fingerprint", lambda: "other code")
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert len(analyses) == 5
