@@ -106,7 +106,9 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
 
     assert pages_with_math >= 5
     assert (site / "assets" / "mathjax" / "tex-mml-chtml.js").is_file()
-    assert (site / "index.html").read_text(encoding="utf-8").count('href="papers/') >= 57
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert home.count('href="papers/') >= 57
+    assert "\n " not in home, "pages are written without their templates' indentation"
     assert len(list((site / "keywords").glob("*/index.html"))) >= 1
 
 
