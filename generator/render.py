@@ -257,7 +257,9 @@ class PageRenderer:
             }
             for index, paper in enumerate(digest.papers)
         ]
-        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+        # Compact, one paper a line: a third smaller than indented, and still readable and diffable.
+        lines = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in records)
+        return "[\n" + ",\n".join(lines) + "\n]\n"
 
     def _list_pages(
         self, digest: Digest, paper_paths: list[str], keyword_pages: dict[str, str]

@@ -76,6 +76,8 @@ def test_rendered_pages_are_consistent(fake_embedder) -> None:
     assert len(paper_pages) == len(digest.papers)
     export = json.loads(files["papers.json"])
     assert [record["id"] for record in export] == [p.entry.paper.id for p in digest.papers]
+    lines = files["papers.json"].splitlines()  # compact, one paper a line
+    assert [json.loads(line.removesuffix(",")) for line in lines[1:-1]] == export
     for record in export:
         assert f"papers/{record['slug']}.md" in files
         assert record["url"] == f"papers/{record['slug']}/"
