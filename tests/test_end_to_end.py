@@ -106,6 +106,8 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
 
     assert pages_with_math >= 5
     assert (site / "assets" / "mathjax" / "tex-mml-chtml.js").is_file()
+    assert (bundled_build["docs"] / "screenshots" / "home.png").is_file()
+    assert not (site / "screenshots").exists(), "the README's screenshots are not part of the site"
     home = (site / "index.html").read_text(encoding="utf-8")
     assert home.count('href="papers/') >= 57
     assert "\n " not in home, "pages are written without their templates' indentation"
