@@ -29,6 +29,9 @@ LIST_DIR = "browse"
 KEYWORD_LIST_DIR = "keyword-list"
 KEYWORDS_PER_LIST_PAGE = 300
 """About 60 bytes of HTML each: 300 keep a page of the keyword index under 40 KB."""
+KEYWORDS_PER_LIST_ENTRY = 3
+"""Keywords shown, as plain text, under each paper in the list of papers: with 3, a page of 100 papers
+stays under 40 KB at a whole conference (all 5, or links, would not)."""
 TOPICS_DIR = "topics"
 MAP_PAGE = "map.md"
 MAP_DATA = "assets/paper-map.js"
@@ -215,16 +218,17 @@ class PageRenderer:
         files.update(self._map_files(digest, paper_paths, topic_paths))
 
         for keyword, path in keyword_pages.items():
-            files[path] = self._template("keyword.md.j2").render(
-                digest=digest,
-                keyword=keyword,
-                papers=[
-                    {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], KEYWORDS_DIR)}
-                    for i in keyword_papers[keyword]
-                ],
-            )
+            members = keyword_papers[keyword]
+            size = self.options.papers_per_list_page
+            for page in _paginate(members, size, path, path.removesuffix(".md")):
+                files[page.path] = self._template("keyword.md.j2").render(
+                    digest=digest,
+                    keyword=keyword,
+                    count=len(members),
+                    **self._page_of_papers(digest, page, paper_paths),
+                )
         files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
-        files.update(self._list_pages(digest, paper_paths, keyword_pages))
+        files.update(self._list_pages(digest, paper_paths))
         files["about.md"] = self._template("about.md.j2").render(
             digest=digest,
             version=__version__,
@@ -257,49 +261,49 @@ class PageRenderer:
             }
             for index, paper in enumerate(digest.papers)
         ]
-        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+        # Compact, one paper a line: a third smaller than indented, and still readable and diffable.
+        lines = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in records)
+        return "[\n" + ",\n".join(lines) + "\n]\n"
 
-    def _list_pages(
-        self, digest: Digest, paper_paths: list[str], keyword_pages: dict[str, str]
-    ) -> dict[str, str]:
+    def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str]:
         files = {}
         listing = _paginate(
             range(len(digest.papers)), self.options.papers_per_list_page, "index.md", LIST_DIR
         )
         for page in listing:
-            files[page.path] = self._template("index.md.j2").render(
-                digest=digest,
-                page_number=page.number,
-                page_count=len(listing),
-                first=page.items[0] + 1,
-                last=page.items[-1] + 1,
-                pages=page.links,
-                papers=[
-                    {
-                        "title": digest.papers[i].entry.title,
-                        "page": _relative(paper_paths[i], page.folder),
-                        "keywords": [
-                            {"text": k.text, "page": _relative(keyword_pages.get(k.text), page.folder)}
-                            for k in digest.papers[i].keywords
-                        ],
-                    }
-                    for i in page.items
-                ],
-            )
+            view = self._page_of_papers(digest, page, paper_paths)
+            for item, i in zip(view["papers"], page.items, strict=True):
+                item["keywords"] = [k.text for k in digest.papers[i].keywords[:KEYWORDS_PER_LIST_ENTRY]]
+            files[page.path] = self._template("index.md.j2").render(digest=digest, **view)
         return files
+
+    @staticmethod
+    def _page_of_papers(digest: Digest, page: _ListPage, paper_paths: list[str]) -> dict[str, Any]:
+        """What every template of a page of papers is given: where it stands in its list, and its papers
+        linked from its own folder."""
+        return {
+            "page_number": page.number,
+            "pages": page.links,
+            "first": page.start + 1,
+            "last": page.start + len(page.items),
+            "papers": [
+                {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], page.folder)}
+                for i in page.items
+            ],
+        }
 
     def _topic_pages(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
         files = {}
         for topic, path in zip(digest.topics, topic_paths, strict=True):
-            files[path] = self._template("topic.md.j2").render(
-                digest=digest,
-                topic=topic,
-                map_page=_relative(MAP_PAGE, TOPICS_DIR) + f"#topic={_slug_of(path)}",
-                papers=[
-                    {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], TOPICS_DIR)}
-                    for i in topic.members
-                ],
-            )
+            size = self.options.papers_per_list_page
+            for page in _paginate(topic.members, size, path, path.removesuffix(".md")):
+                files[page.path] = self._template("topic.md.j2").render(
+                    digest=digest,
+                    topic=topic,
+                    map_page=_relative(MAP_PAGE, page.folder) + f"#topic={_slug_of(path)}",
+                    topics_page=_relative(f"{TOPICS_DIR}/index.md", page.folder),
+                    **self._page_of_papers(digest, page, paper_paths),
+                )
         files[f"{TOPICS_DIR}/index.md"] = self._template("topics_index.md.j2").render(
             digest=digest,
             map_page=_relative(MAP_PAGE, TOPICS_DIR),
@@ -350,7 +354,6 @@ class PageRenderer:
             files[page.path] = self._template("keywords_index.md.j2").render(
                 digest=digest,
                 page_number=page.number,
-                page_count=len(listing),
                 pages=page.links,
                 keywords=[
                     {
@@ -374,6 +377,8 @@ class _ListPage:
     number: int
     path: str
     folder: str
+    start: int
+    """The position of its first item in the whole list."""
     items: list[Any]
     links: list[dict[str, Any]]
 
@@ -386,7 +391,7 @@ def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str
     for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
         folder = path.rpartition("/")[0]
         links = [{"number": n, "page": _relative(p, folder)} for n, p in enumerate(paths, start=1)]
-        pages.append(_ListPage(number, path, folder, chunk, links))
+        pages.append(_ListPage(number, path, folder, (number - 1) * size, chunk, links))
     return pages
 
 

@@ -106,7 +106,15 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
 
     assert pages_with_math >= 5
     assert (site / "assets" / "mathjax" / "tex-mml-chtml.js").is_file()
-    assert (site / "index.html").read_text(encoding="utf-8").count('href="papers/') >= 57
+    assert (bundled_build["docs"] / "screenshots" / "home.png").is_file()
+    assert not (site / "screenshots").exists(), "the README's screenshots are not part of the site"
+    # Theme and MathJax files no reader loads stay out too (the browser tests check math and search).
+    assert not list(site.rglob("*.map")) and not (site / "assets" / "javascripts" / "lunr").exists()
+    extensions = site / "assets" / "mathjax" / "input" / "tex" / "extensions"
+    assert (extensions / "cancel.js").is_file() and not (extensions / "all-packages.js").exists()
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert home.count('href="papers/') >= 57
+    assert "\n " not in home, "pages are written without their templates' indentation"
     assert len(list((site / "keywords").glob("*/index.html"))) >= 1
 
 

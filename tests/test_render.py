@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import markdown
@@ -76,6 +77,8 @@ def test_rendered_pages_are_consistent(fake_embedder) -> None:
     assert len(paper_pages) == len(digest.papers)
     export = json.loads(files["papers.json"])
     assert [record["id"] for record in export] == [p.entry.paper.id for p in digest.papers]
+    lines = files["papers.json"].splitlines()  # compact, one paper a line
+    assert [json.loads(line.removesuffix(",")) for line in lines[1:-1]] == export
     for record in export:
         assert f"papers/{record['slug']}.md" in files
         assert record["url"] == f"papers/{record['slug']}/"
@@ -116,6 +119,38 @@ def test_list_pages_paginate(fake_embedder) -> None:
     assert {"index.md", "browse/2.md", "browse/3.md"} <= set(files)
     assert "browse/4.md" not in files
     assert "(../papers/" in files["browse/2.md"]
+    for path in ("index.md", "browse/2.md", "browse/3.md"):
+        html = to_html(files[path].split("---\n", 2)[2])
+        # A list, not a paragraph glued to the page links; each paper with at most 3 keywords, unlinked.
+        assert html.count("<li>") == len(re.findall(r"^- ", files[path], re.M)) > 0, path
+        entries = re.findall(r"<li>(.*?)</li>", html, re.S)
+        assert all(entry.count('<a href="') == 1 and entry.count(" · ") <= 2 for entry in entries), path
+
+
+def test_keyword_and_topic_pages_paginate(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    from generator.render import RenderOptions
+
+    files = PageRenderer(PROJECT_ROOT / "site_templates", RenderOptions(papers_per_list_page=2)).render(
+        digest
+    )
+    for folder in ("keywords", "topics"):
+        first_pages = [p for p in files if re.fullmatch(rf"{folder}/[^/]+\.md", p)]
+        for first in set(first_pages) - {f"{folder}/index.md"}:
+            more = sorted(p for p in files if p.startswith(first.removesuffix(".md") + "/"))
+            listed = 0
+            for number, path in enumerate([first, *more], start=1):
+                assert path == first or path.endswith(f"/{number}.md")
+                html = to_html(files[path].split("---\n", 2)[2])
+                entries = html.count("<li>")
+                assert 1 <= entries <= 2, path
+                listed += entries
+                assert ("(../../papers/" if number > 1 else "(../papers/") in files[path]
+                assert f"{folder}/index.md)" in files[path] or folder == "keywords"
+            if folder == "keywords":
+                assert f"{listed} papers in" in files[first]
+            assert len(more) == (listed + 1) // 2 - 1
+        assert any(p.count("/") == 2 for p in files if p.startswith(f"{folder}/")), "some list was split"
 
 
 def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
