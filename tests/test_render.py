@@ -165,3 +165,28 @@ def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch)
         "](../keywords/"
     )
     assert listed >= len(keyword_pages)
+
+
+@pytest.mark.parametrize(
+    ("venue", "year", "shown"),
+    [
+        ("ICML 2024", 2024, "ICML 2024"),
+        ("ICML", 2024, "ICML 2024"),
+        (None, 2024, "2024"),
+        ("NeurIPS", None, "NeurIPS"),
+    ],
+)
+def test_venue_line_says_the_year_once(
+    fake_embedder, venue: str | None, year: int | None, shown: str
+) -> None:
+    location = SourceLocation(Path("x.jsonl"), 1)
+    papers = [
+        Paper(id=f"p{i}", abstract=a, source=location, venue=venue, year=year)
+        for i, a in enumerate(SAMPLE_ABSTRACTS)
+    ]
+    digest = _digest(fake_embedder, papers)
+    page = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)[
+        f"papers/{digest.papers[0].entry.slug}.md"
+    ]
+    (line,) = [line for line in page.splitlines() if line.startswith("**Venue:**")]
+    assert line == f"**Venue:** {shown}"
