@@ -43,6 +43,8 @@ class BuildResult:
     docs: DocsWriteReport
     embedded: int
     cached: int
+    analysis_reused: bool = False
+    """The papers, settings and code were as in the last build, so its analysis was used as it was."""
 
 
 def open_embedder(settings: Settings, model: str | None = None) -> CachedEmbedder:
@@ -74,7 +76,7 @@ def _build(
             f"embedding cache {embedder.cache.path} was unreadable or from another version; rebuilt it"
         )
     try:
-        digest = _analyse_or_reuse(settings, request, collection, embedder, reporter)
+        digest, analysis_reused = _analyse_or_reuse(settings, request, collection, embedder, reporter)
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
@@ -120,12 +122,14 @@ def _build(
 
     hits = getattr(embedder, "hits", 0)
     misses = getattr(embedder, "misses", 0)
-    return BuildResult(digest=digest, docs=report, embedded=misses, cached=hits)
+    return BuildResult(
+        digest=digest, docs=report, embedded=misses, cached=hits, analysis_reused=analysis_reused
+    )
 
 
 def _analyse_or_reuse(
     settings: Settings, request: BuildRequest, collection: Collection, embedder: Embedder, reporter: Reporter
-) -> Digest:
+) -> tuple[Digest, bool]:
     """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
     fresh one, stored for next time."""
     cache_dir = settings.resolve(settings.cache_dir)
@@ -140,7 +144,7 @@ def _analyse_or_reuse(
         digest = stored.load(key, collection, embedder.name)
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
-            return digest
+            return digest, True
     digest = analyse(
         collection,
         embedder,
@@ -151,4 +155,4 @@ def _analyse_or_reuse(
         refit=request.refit,
     )
     stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
-    return digest
+    return digest, False

@@ -83,11 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = build_digest(
                 settings, BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit), reporter
             )
-            print(
-                f"built {len(result.digest.papers)} papers "
-                f"({result.embedded} texts embedded, {result.cached} from cache)",
-                file=sys.stderr,
+            how = (
+                "the last analysis reused"
+                if result.analysis_reused
+                else f"{result.embedded} texts embedded, {result.cached} from cache"
             )
+            print(f"built {len(result.digest.papers)} papers ({how})", file=sys.stderr)
         else:
             from generator.site import serve_site
 
