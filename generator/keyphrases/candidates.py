@@ -14,8 +14,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from generator.keyphrases.canonical import (
+    TOKEN_CACHE,
     canonical,
     canonical_key,
     is_acronym,
@@ -58,6 +60,7 @@ class Candidate:
     in_title: bool = False
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def _weak(token: str) -> bool:
     """A token that is never inside a keyphrase."""
     word = lower(token)
@@ -70,6 +73,7 @@ def _weak(token: str) -> bool:
     )
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def _bad_edge(token: str, last: bool) -> bool:
     """A token that may be inside a phrase but not at its start (or end, when ``last``)."""
     word = lower(token)
@@ -84,6 +88,12 @@ def _bad_edge(token: str, last: bool) -> bool:
         if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
             return True  # "model trained"
     return word.endswith(("'s", "s'")) and not last
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def _may_stand_alone(token: str) -> bool:
+    """A one-word candidate: three letters or an acronym, and not too generic alone."""
+    return (len(token) >= 3 or is_acronym(token)) and singular(lower(token)) not in GENERIC_ALONE
 
 
 def find_acronyms(text: str) -> dict[str, str]:
@@ -167,16 +177,13 @@ def abstract_candidates(abstract: str, title: str | None = None) -> dict[str, Ca
     neighbours: dict[str, tuple[set[str | None], set[str | None]]] = defaultdict(lambda: (set(), set()))
     offset = 0
     for run in runs:
-        for start in range(len(run)):
+        length = len(run)
+        may_end = [not _bad_edge(token, last=True) for token in run]
+        for start in range(length):
             if _bad_edge(run[start], last=False):
                 continue
-            for end in range(start + 1, min(start + MAX_WORDS, len(run)) + 1):
-                if _bad_edge(run[end - 1], last=True):
-                    continue
-                if end - start == 1 and (
-                    (len(run[start]) < 3 and not is_acronym(run[start]))
-                    or singular(lower(run[start])) in GENERIC_ALONE
-                ):
+            for end in range(start + 1, min(start + MAX_WORDS, length) + 1):
+                if not may_end[end - 1] or (end - start == 1 and not _may_stand_alone(run[start])):
                     continue
                 surface = " ".join(run[start:end])
                 key = canonical_key(surface)
@@ -188,8 +195,8 @@ def abstract_candidates(abstract: str, title: str | None = None) -> dict[str, Ca
                 candidate.count += 1
                 left, right = neighbours[key]
                 left.add(canonical_key(" ".join(run[start - 1 : end])) if start > 0 else None)
-                right.add(canonical_key(" ".join(run[start : end + 1])) if end < len(run) else None)
-        offset += len(run)
+                right.add(canonical_key(" ".join(run[start : end + 1])) if end < length else None)
+        offset += length
     fragments = [
         key
         for key, (left, right) in neighbours.items()

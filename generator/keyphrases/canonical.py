@@ -7,12 +7,20 @@ which "Large Language Models", "large language model" and "large-language model"
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+TOKEN_CACHE = 1 << 16
+"""Entries kept per memoised helper of one word: a conference has some 25,000 distinct tokens."""
+PHRASE_CACHE = 1 << 18
+"""Entries kept per memoised helper of a phrase: a conference has some 100,000 distinct spans."""
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def lower(token: str) -> str:
     return token.lower().replace("’", "'")
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def is_acronym(token: str) -> bool:
     """LLM, LLMs, GNN, ViT, BERT, 3D, fMRI: at least two capitals, or a capital and a digit."""
     core = token[:-1] if token.endswith("s") and len(token) > 2 and token[-2].isupper() else token
@@ -94,6 +102,7 @@ _NOT_PLURAL = re.compile(
 )
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def singular(word: str) -> str:
     """Rule-based singular of one lowercase English noun (plural -> singular; else unchanged)."""
     w = word
@@ -110,6 +119,7 @@ def singular(word: str) -> str:
     return w[:-1]
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def singular_token(token: str) -> str:
     """The singular of a token: ``LLMs`` -> ``LLM``; ``fine-tuned models`` keeps its hyphens."""
     if is_acronym(token):
@@ -119,6 +129,7 @@ def singular_token(token: str) -> str:
     return "-".join(parts)
 
 
+@lru_cache(maxsize=PHRASE_CACHE)
 def canonical(phrase: str) -> str:
     """The display form of a phrase: lowercase except acronyms (``LLMs`` -> ``LLM``), last word
     singular (``Large Language Models`` -> ``large language model``), hyphens kept as written."""
@@ -129,6 +140,10 @@ def canonical(phrase: str) -> str:
     return " ".join(words)
 
 
+_KEY_SEPARATORS = re.compile(r"[\s\-/]+")
+
+
+@lru_cache(maxsize=PHRASE_CACHE)
 def canonical_key(phrase: str) -> str:
     """The identity of a phrase: its canonical form, lowercased, hyphen, slash and space alike."""
-    return re.sub(r"[\s\-/]+", " ", canonical(phrase).lower()).strip()
+    return _KEY_SEPARATORS.sub(" ", canonical(phrase).lower()).strip()
