@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from keybert import KeyBERT
-from keybert.backend import BaseEmbedder
 from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.embed import Embedder
@@ -139,7 +137,18 @@ def _keybert_similarities(
     most = max((len(s) for s in per_paper_spellings), default=0)
     if not spellings or most == 0:
         return [{} for _ in documents]
-    results = KeyBERT(model=_NoModel()).extract_keywords(
+    # Imported here: KeyBERT imports sentence-transformers and torch (~4 s), which a rebuild that
+    # reuses its last analysis never needs.
+    from keybert import KeyBERT
+    from keybert.backend import BaseEmbedder
+
+    class NoModel(BaseEmbedder):
+        """KeyBERT needs a backend; every embedding it needs is passed in, so it never calls this."""
+
+        def embed(self, documents: Sequence[str], verbose: bool = False) -> np.ndarray:
+            raise AssertionError("KeyBERT was expected to use the embeddings passed to it")
+
+    results = KeyBERT(model=NoModel()).extract_keywords(
         documents,
         vectorizer=vectorizer,
         doc_embeddings=paper_vectors,
@@ -149,10 +158,3 @@ def _keybert_similarities(
     if len(documents) == 1:  # KeyBERT unwraps the list for a single document
         results = [results]
     return [dict(found) for found in results]
-
-
-class _NoModel(BaseEmbedder):
-    """KeyBERT needs a backend object; every embedding it needs is passed in, so it never calls this."""
-
-    def embed(self, documents: Sequence[str], verbose: bool = False) -> np.ndarray:
-        raise AssertionError("KeyBERT was expected to use the embeddings passed to it")
