@@ -5,10 +5,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.analyse import settle_titles
 from generator.embed import CachedEmbedder, EmbeddingCache
 from generator.keyphrases import abstract_candidates, canonical, canonical_key
+from generator.keyphrases.candidates import _span_key
+from generator.keyphrases.canonical import key_parts
 from generator.keywords import find_candidates, rank_keywords
 from generator.model import Keyword, Paper, SourceLocation
 from generator.related import find_related
@@ -90,6 +94,19 @@ def test_keywords_come_from_clean_text(fake_embedder) -> None:
 def test_canonical_forms(phrase: str, form: str) -> None:
     assert canonical(phrase) == form
     assert canonical_key("zeroth-order method") == canonical_key("Zeroth Order Methods")
+
+
+# Words as the candidate finder cuts them: letters and digits, joined inside by - ' ’ or /.
+WORD = st.one_of(
+    st.from_regex(r"[A-Za-z0-9]{1,6}(?:[-'’/][A-Za-z0-9]{1,6}){0,2}", fullmatch=True),
+    st.sampled_from(["LLMs", "ViTs", "3D", "ab/s", "Analyses", "zeroth-order", "fine-tuned", "in/outs"]),
+)
+
+
+@given(st.lists(WORD, min_size=1, max_size=4))
+def test_span_keys_are_the_canonical_keys_of_their_words(words: list[str]) -> None:
+    parts = [key_parts(word) for word in words]
+    assert _span_key(parts, 0, len(words)) == canonical_key(" ".join(words))
 
 
 def test_candidates_are_phrases_not_word_salad() -> None:

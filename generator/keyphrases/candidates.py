@@ -21,6 +21,7 @@ from generator.keyphrases.canonical import (
     canonical,
     canonical_key,
     is_acronym,
+    key_parts,
     lower,
     singular,
     singular_token,
@@ -161,6 +162,13 @@ def _runs(text: str) -> list[list[str]]:
     return runs
 
 
+def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
+    """``canonical_key`` of the words ``start:end`` of a run, from the words' ``key_parts``."""
+    if end - start == 1:
+        return parts[start][1]
+    return " ".join([part[0] for part in parts[start : end - 1]]) + " " + parts[end - 1][1]
+
+
 def abstract_candidates(abstract: str, title: str | None = None) -> dict[str, Candidate]:
     """The candidates of one abstract, by key. ``title`` (a given one) only marks ``in_title``."""
     clean = _BREAKING_SYMBOLS.sub(PHRASE_BREAK, strip_markup(abstract, gap=PHRASE_BREAK))
@@ -179,23 +187,23 @@ def abstract_candidates(abstract: str, title: str | None = None) -> dict[str, Ca
     for run in runs:
         length = len(run)
         may_end = [not _bad_edge(token, last=True) for token in run]
+        parts = [key_parts(token) for token in run]
         for start in range(length):
             if _bad_edge(run[start], last=False):
                 continue
             for end in range(start + 1, min(start + MAX_WORDS, length) + 1):
                 if not may_end[end - 1] or (end - start == 1 and not _may_stand_alone(run[start])):
                     continue
-                surface = " ".join(run[start:end])
-                key = canonical_key(surface)
+                key = _span_key(parts, start, end)
                 candidate = candidates.get(key)
                 if candidate is None:
                     candidate = candidates[key] = Candidate(
-                        key, canonical(surface), 0, (offset + start) / total, end - start
+                        key, canonical(" ".join(run[start:end])), 0, (offset + start) / total, end - start
                     )
                 candidate.count += 1
                 left, right = neighbours[key]
-                left.add(canonical_key(" ".join(run[start - 1 : end])) if start > 0 else None)
-                right.add(canonical_key(" ".join(run[start : end + 1])) if end < length else None)
+                left.add(_span_key(parts, start - 1, end) if start > 0 else None)
+                right.add(_span_key(parts, start, end + 1) if end < length else None)
         offset += length
     fragments = [
         key

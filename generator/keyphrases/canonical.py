@@ -11,16 +11,12 @@ from functools import lru_cache
 
 TOKEN_CACHE = 1 << 16
 """Entries kept per memoised helper of one word: a conference has some 25,000 distinct tokens."""
-PHRASE_CACHE = 1 << 18
-"""Entries kept per memoised helper of a phrase: a conference has some 100,000 distinct spans."""
 
 
-@lru_cache(maxsize=TOKEN_CACHE)
 def lower(token: str) -> str:
     return token.lower().replace("’", "'")
 
 
-@lru_cache(maxsize=TOKEN_CACHE)
 def is_acronym(token: str) -> bool:
     """LLM, LLMs, GNN, ViT, BERT, 3D, fMRI: at least two capitals, or a capital and a digit."""
     core = token[:-1] if token.endswith("s") and len(token) > 2 and token[-2].isupper() else token
@@ -102,7 +98,6 @@ _NOT_PLURAL = re.compile(
 )
 
 
-@lru_cache(maxsize=TOKEN_CACHE)
 def singular(word: str) -> str:
     """Rule-based singular of one lowercase English noun (plural -> singular; else unchanged)."""
     w = word
@@ -119,7 +114,6 @@ def singular(word: str) -> str:
     return w[:-1]
 
 
-@lru_cache(maxsize=TOKEN_CACHE)
 def singular_token(token: str) -> str:
     """The singular of a token: ``LLMs`` -> ``LLM``; ``fine-tuned models`` keeps its hyphens."""
     if is_acronym(token):
@@ -129,21 +123,39 @@ def singular_token(token: str) -> str:
     return "-".join(parts)
 
 
-@lru_cache(maxsize=PHRASE_CACHE)
+@lru_cache(maxsize=TOKEN_CACHE)
+def word_forms(token: str) -> tuple[str, str]:
+    """A word's canonical form inside a phrase, and as its last word (singular)."""
+    inside = token if is_acronym(token) else lower(token)
+    last = singular_token(inside)
+    return inside, last
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def key_parts(token: str) -> tuple[str, str]:
+    """``word_forms`` as parts of a key, lowercased, hyphens and slashes as spaces: for words that
+    start and end with a letter or digit (the candidates' tokens), ``canonical_key`` of a phrase is
+    its words' key parts joined by spaces, the last word's second part last."""
+    inside, last = word_forms(token)
+    return _key(inside), _key(last)
+
+
 def canonical(phrase: str) -> str:
     """The display form of a phrase: lowercase except acronyms (``LLMs`` -> ``LLM``), last word
     singular (``Large Language Models`` -> ``large language model``), hyphens kept as written."""
     tokens = phrase.split()
-    words = [token if is_acronym(token) else lower(token) for token in tokens]
-    if words:
-        words[-1] = singular_token(words[-1])
-    return " ".join(words)
+    if not tokens:
+        return ""
+    return " ".join([word_forms(token)[0] for token in tokens[:-1]] + [word_forms(tokens[-1])[1]])
 
 
 _KEY_SEPARATORS = re.compile(r"[\s\-/]+")
 
 
-@lru_cache(maxsize=PHRASE_CACHE)
+def _key(form: str) -> str:
+    return _KEY_SEPARATORS.sub(" ", form.lower()).strip()
+
+
 def canonical_key(phrase: str) -> str:
     """The identity of a phrase: its canonical form, lowercased, hyphen, slash and space alike."""
-    return _KEY_SEPARATORS.sub(" ", canonical(phrase).lower()).strip()
+    return _key(canonical(phrase))
