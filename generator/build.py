@@ -103,7 +103,8 @@ def _build(
                 reporter.info("mkdocs build: skipped, the site is already built from these pages")
                 output.keep_current_site()
             else:
-                update = output.stage_site_update(fingerprint)
+                # Updating pays a copy of the old site; when most pages changed, a full build is cheaper.
+                update = report.written < report.unchanged and output.stage_site_update(fingerprint)
                 with reporter.stage(
                     "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
                 ):
