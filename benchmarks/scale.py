@@ -81,7 +81,8 @@ def run_build(input_path: Path, work: Path, name: str) -> dict:
     return {
         "wall": wall,
         "stages": stages,
-        "embedded": int(embedded.group(1)) if embedded else -1,
+        # A build that reuses its last analysis embeds nothing and says so instead of counting.
+        "embedded": int(embedded.group(1)) if embedded else 0 if "analysis reused" in result.stderr else -1,
         "docs_written": int(docs.group(1)) if docs else -1,
         "notes": notes,
         "rss_mb": int(rss.group(1)) / 1024 if rss else float("nan"),
