@@ -105,7 +105,11 @@ def analyse(
         store.save(
             DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
         )
-    reporter.info(f"paper map: {layout.method}{' (from cache)' if layout.from_cache else ''}")
+    if fit is not None:
+        where = " (kept from the last fit; new and edited papers placed among their neighbours)"
+    else:
+        where = " (from cache)" if layout.from_cache else ""
+    reporter.info(f"paper map: {layout.method}{where}")
 
     papers = [
         AnalysedPaper(

@@ -79,10 +79,16 @@ def _escape_markdown_specials(text: str, characters: str) -> str:
 
 
 def _safe_math(math: str) -> str:
-    """A math span for arithmatex. ``<`` becomes TeX's ``\\lt``, so even a span that arithmatex
-    reads differently from ``find_math_spans`` can never open an HTML tag."""
-    if math.startswith("$$") and "\n" not in math:
-        math = math[1:-1]  # inline $$…$$ in running text: render it as inline math
+    """A math span (on one line) in a form arithmatex reads as inline math exactly where
+    ``find_math_spans`` found it; anything else would leave its contents to Markdown, links
+    included. ``$$…$$`` and ``\\[…\\]`` in running text become inline math (arithmatex reads them
+    only as blocks), inner spaces trimmed as its ``$…$`` requires; a span that cannot be made so is
+    shown as text. ``<`` becomes TeX's ``\\lt``, so no span can open an HTML tag."""
+    if math.startswith(("$$", "\\[")):
+        inner = math[2:-2].strip()
+        if not inner or inner.endswith("\\") or (math.startswith("\\[") and "\\)" in inner):
+            return _escape_prose(math)
+        math = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
     return math.replace("<", "\\lt ")
 
 
@@ -92,7 +98,10 @@ def markdown_text(text: str) -> Markup:
     last = 0
     for start, end in find_math_spans(text):
         pieces.append(_escape_prose(text[last:start]))
-        pieces.append(_safe_math(text[start:end]))
+        # On one line: a line break inside a formula could let Markdown end the block there (a
+        # "---" line makes a heading), leaving the formula's contents to be read as Markdown, links
+        # included. In TeX a line break is a space.
+        pieces.append(_safe_math(" ".join(text[start:end].split("\n")).replace("\r", " ")))
         last = end
     pieces.append(_escape_prose(text[last:]))
     return Markup("".join(pieces))
