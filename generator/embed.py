@@ -25,7 +25,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 # PyTorch's OpenMP threads sleep, not spin, while they wait for each other (read when torch loads).
 # Spinning wins a few per cent on an idle machine, but when another process has a core a spinning
 # thread burns the slice its partner needs: embedding the short keyphrases on two shared cores took
-# 5-18 s per 2,000 phrases spinning and 5-6 s sleeping (2.6 s vs 2.8 s with both cores free).
+# 5-28 s per 2,000 phrases spinning and 5-6 s sleeping (2.6 s vs 2.8 s with both cores free).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
