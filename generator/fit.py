@@ -74,9 +74,7 @@ class FitStore:
         try:
             with np.load(self.path, allow_pickle=False) as archive:
                 return self._decode(dict(archive))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError, EOFError):
+        except (OSError, ValueError, KeyError, TypeError, EOFError):  # missing, damaged or foreign
             return None
 
     def _decode(self, arrays: dict[str, np.ndarray]) -> DigestFit | None:

@@ -10,18 +10,10 @@ import pytest
 from generator import fit as fit_module
 from generator.analyse import analyse
 from generator.fit import FitStore
-from generator.model import Collection, Digest, Paper, SourceLocation
+from generator.model import Collection, Digest, Paper
 from generator.progress import Reporter
 from tests.conftest import FakeEmbedder
-from tests.test_topics_related import themed_corpus
-
-
-def papers_of(texts: list[str]) -> tuple[Paper, ...]:
-    location = SourceLocation(Path("x.jsonl"), 1)
-    return tuple(
-        Paper(id=f"p{i}", abstract=text.split(". ", 1)[1], title=text.split(". ", 1)[0], source=location)
-        for i, text in enumerate(texts)
-    )
+from tests.test_topics_related import papers_of, themed_corpus
 
 
 def run(papers: tuple[Paper, ...], embedder: FakeEmbedder, cache: Path, refit: bool = False) -> Digest:

@@ -46,14 +46,18 @@ def themed_corpus(per_theme: int, seed: int = 0) -> tuple[list[str], list[str]]:
     return texts, themes
 
 
-def themed_digest(per_theme: int, embedder: FakeEmbedder):
-    texts, themes = themed_corpus(per_theme)
+def papers_of(texts: list[str]) -> tuple[Paper, ...]:
+    """Themed texts as papers: the first sentence is the title."""
     location = SourceLocation(Path("x.jsonl"), 1)
-    papers = tuple(
+    return tuple(
         Paper(id=f"p{i}", abstract=text.split(". ", 1)[1], title=text.split(". ", 1)[0], source=location)
         for i, text in enumerate(texts)
     )
-    return analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5), themes
+
+
+def themed_digest(per_theme: int, embedder: FakeEmbedder):
+    texts, themes = themed_corpus(per_theme)
+    return analyse(Collection("Themes", papers_of(texts)), embedder, Reporter(quiet=True), 5, 5), themes
 
 
 def map_data(script: str) -> dict:
