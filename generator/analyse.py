@@ -3,14 +3,17 @@ group the papers into topics and lay them out on a map."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from generator.embed import CachedEmbedder, Embedder
 from generator.fit import DigestFit, FitStore, paper_key
 from generator.keyphrases import canonical, canonical_key
 from generator.keywords import find_candidates, rank_keywords
-from generator.layout import map_layout, place_on_map
+from generator.layout import MapJob, MapLayout, place_on_map, start_map_layout
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter
 from generator.related import apply_space, fit_space, related_papers
@@ -46,6 +49,40 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(k for k in spelled if k))
 
 
+@dataclass
+class PendingDigest:
+    """The analysed digest, complete but for the paper map, which t-SNE may still be computing in a
+    worker process: pages that do not show positions can be rendered and built meanwhile."""
+
+    digest: Digest
+    """Its papers' ``map_position`` and its ``map_method`` are set by ``complete``."""
+    map_job: MapJob
+    on_map: Callable[[MapLayout], None]
+    """Called once with the finished layout (stores it with the digest's fit)."""
+
+    @classmethod
+    def ready(cls, digest: Digest) -> PendingDigest:
+        """A digest whose map is already laid out (a stored analysis)."""
+        positions = np.array([paper.map_position or (0.5, 0.5) for paper in digest.papers]).reshape(-1, 2)
+        return cls(digest, MapJob(MapLayout(positions, digest.map_method or "PCA")), lambda layout: None)
+
+    @property
+    def map_ready(self) -> bool:
+        return self.map_job.done
+
+    def complete(self) -> Digest:
+        if self.digest.map_method is None:
+            layout = self.map_job.result()
+            for paper, (x, y) in zip(self.digest.papers, layout.positions, strict=True):
+                paper.map_position = (float(x), float(y))
+            self.digest.map_method = layout.method
+            self.on_map(layout)
+        return self.digest
+
+    def cancel(self) -> None:
+        self.map_job.cancel()
+
+
 def analyse(
     collection: Collection,
     embedder: Embedder,
@@ -54,10 +91,11 @@ def analyse(
     related_per_paper: int = 5,
     cache_dir: Path | None = None,
     refit: bool = False,
-) -> Digest:
+) -> PendingDigest:
     """``cache_dir`` keeps the digest-wide fit (``generator.fit``) and the map between builds; by
     default it is the folder of the embedding cache. ``refit`` fits the space, topics and map afresh
-    even when the stored fit could be reused."""
+    even when the stored fit could be reused. Returns before a fresh map is laid out: call
+    ``complete`` on the result for the whole digest."""
     entries = settle_titles(collection.papers)
     texts = [analysis_text(entry) for entry in entries]
     keys = [paper_key(text) for text in texts]
@@ -95,22 +133,26 @@ def analyse(
 
     with reporter.stage("paper map"):
         if fit is not None:
-            layout = place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method)
+            map_job = MapJob(place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method))
         else:
-            layout = map_layout(space.expanded, cache_dir)
+            map_job = start_map_layout(space.expanded, cache_dir)
     if fit is not None:
         changed = fit.changed_papers(keys)
         reporter.info(f"analysis fit: reused ({changed} papers new, edited or removed since it was made)")
-    elif store is not None:
-        store.save(
-            DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
-        )
-    if fit is not None:
-        where = " (kept from the last fit; new and edited papers placed among their neighbours)"
-    else:
-        where = " (from cache)" if layout.from_cache else ""
-    reporter.info(f"paper map: {layout.method}{where}")
 
+    def on_map(layout: MapLayout) -> None:
+        if fit is None and store is not None:
+            store.save(
+                DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
+            )
+        if fit is not None:
+            where = " (kept from the last fit; new and edited papers placed among their neighbours)"
+        else:
+            where = " (from cache)" if layout.from_cache else ""
+        reporter.info(f"paper map: {layout.method}{where}")
+
+    if not map_job.done:
+        reporter.info("paper map: t-SNE started in a worker process; pages are built meanwhile")
     papers = [
         AnalysedPaper(
             entry=entry,
@@ -118,16 +160,8 @@ def analyse(
             author_keywords=author_keywords(entry.paper, candidates.spellings),
             related=near,
             topic=topic_of.get(index),
-            map_position=(float(x), float(y)),
         )
-        for index, (entry, found, near, (x, y)) in enumerate(
-            zip(entries, keywords, related, layout.positions, strict=True)
-        )
+        for index, (entry, found, near) in enumerate(zip(entries, keywords, related, strict=True))
     ]
-    return Digest(
-        name=collection.name,
-        papers=papers,
-        model_name=embedder.name,
-        topics=topics,
-        map_method=layout.method,
-    )
+    digest = Digest(name=collection.name, papers=papers, model_name=embedder.name, topics=topics)
+    return PendingDigest(digest, map_job, on_map)

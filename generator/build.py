@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.analyse import analyse
+from generator.analyse import PendingDigest, analyse
 from generator.analysis_cache import AnalysisCache, analysis_key
 from generator.config import Settings
 from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.fit import FitStore
 from generator.model import Collection, Digest
 from generator.progress import Reporter
-from generator.render import PageRenderer, RenderOptions
+from generator.render import DATA_FILES, PageRenderer, RenderOptions
 from generator.site import (
     DocsWriteReport,
     StagedOutput,
@@ -76,47 +77,16 @@ def _build(
             f"embedding cache {embedder.cache.path} was unreadable or from another version; rebuilt it"
         )
     try:
-        digest, analysis_reused = _analyse_or_reuse(settings, request, collection, embedder, reporter)
+        analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter)
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
 
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:
-        with reporter.stage("render pages"):
-            renderer = PageRenderer(
-                settings.resolve(settings.templates),
-                RenderOptions(papers_per_list_page=settings.papers_per_list_page),
-            )
-            files: dict[str, str | bytes] = dict(renderer.render(digest))
-            files.update(mathjax_files())
-            project_docs = settings.project_root / "docs"
-            report = output.write_docs(files, digest.name, project_docs if project_docs.is_dir() else None)
-        reporter.info(
-            f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed"
-        )
-        fingerprint = None
-        if output.staged_site is not None:
-            config_file = settings.resolve(settings.mkdocs_config)
-            fingerprint = site_fingerprint(report.fingerprint, config_file, digest.name)
-            if output.site_is_current(fingerprint):
-                reporter.info("mkdocs build: skipped, the site is already built from these pages")
-                output.keep_current_site()
-            else:
-                # Updating pays a copy of the old site; when most pages changed, a full build is cheaper.
-                update = report.written < report.unchanged and output.stage_site_update(fingerprint)
-                with reporter.stage(
-                    "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
-                ):
-                    build_site(
-                        config_file,
-                        output.staged_docs,
-                        output.staged_site,
-                        update=update,
-                        removed_docs=report.removed_files,
-                    )
-        output.publish(fingerprint)
+        report, digest = _write_and_build(settings, analysis, output, reporter)
     finally:
+        analysis.pending.cancel()
         output.discard()
     if request.site_dir is not None:
         reporter.info(f"site: {request.site_dir}")
@@ -124,15 +94,30 @@ def _build(
     hits = getattr(embedder, "hits", 0)
     misses = getattr(embedder, "misses", 0)
     return BuildResult(
-        digest=digest, docs=report, embedded=misses, cached=hits, analysis_reused=analysis_reused
+        digest=digest, docs=report, embedded=misses, cached=hits, analysis_reused=analysis.reused
     )
+
+
+@dataclass
+class _Analysis:
+    pending: PendingDigest
+    reused: bool
+    """The papers, settings and code were as in the last build, so its analysis was used as it was."""
+    remember: Callable[[Digest], None]
+    """Stores the completed digest for the next build."""
+
+    def complete(self) -> Digest:
+        digest = self.pending.complete()
+        if not self.reused:
+            self.remember(digest)
+        return digest
 
 
 def _analyse_or_reuse(
     settings: Settings, request: BuildRequest, collection: Collection, embedder: Embedder, reporter: Reporter
-) -> tuple[Digest, bool]:
+) -> _Analysis:
     """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
-    fresh one, stored for next time."""
+    fresh one, stored for next time once its map is laid out."""
     cache_dir = settings.resolve(settings.cache_dir)
     fit_file = FitStore(cache_dir, embedder.name).path
     shaping = {
@@ -140,13 +125,19 @@ def _analyse_or_reuse(
         "related_per_paper": settings.related_per_paper,
     }
     stored = AnalysisCache(cache_dir, embedder.name)
+
+    def remember(digest: Digest) -> None:
+        # Keyed once the map is done: the key covers the fit file, which is written with the map.
+        stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
+
     if not request.refit:
-        key = analysis_key(collection, embedder.name, shaping, fit_file)
-        digest = stored.load(key, collection, embedder.name)
+        digest = stored.load(
+            analysis_key(collection, embedder.name, shaping, fit_file), collection, embedder.name
+        )
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
-            return digest, True
-    digest = analyse(
+            return _Analysis(PendingDigest.ready(digest), True, remember)
+    pending = analyse(
         collection,
         embedder,
         reporter,
@@ -155,5 +146,62 @@ def _analyse_or_reuse(
         cache_dir=cache_dir,
         refit=request.refit,
     )
-    stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
-    return digest, False
+    return _Analysis(pending, False, remember)
+
+
+def _write_and_build(
+    settings: Settings, analysis: _Analysis, output: StagedOutput, reporter: Reporter
+) -> tuple[DocsWriteReport, Digest]:
+    """Render, stage and build. When the paper map is still being laid out and there is a site to
+    build, MkDocs builds it meanwhile, with the files that hold map positions as empty placeholders
+    that get their content before anything is published."""
+    pending = analysis.pending
+    map_is_late = output.staged_site is not None and not pending.map_ready
+    with reporter.stage("render pages"):
+        renderer = PageRenderer(
+            settings.resolve(settings.templates),
+            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+        )
+        if map_is_late:
+            files: dict[str, str | bytes] = dict(renderer.render_pages(pending.digest))
+            files.update(dict.fromkeys(DATA_FILES, ""))
+        else:
+            digest = analysis.complete()
+            files = dict(renderer.render(digest))
+        files.update(mathjax_files())
+        project_docs = settings.project_root / "docs"
+        report = output.write_docs(
+            files, pending.digest.name, project_docs if project_docs.is_dir() else None
+        )
+    reporter.info(f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed")
+    if output.staged_site is None:
+        output.publish()
+        return report, digest
+
+    config_file = settings.resolve(settings.mkdocs_config)
+    fingerprint = site_fingerprint(report.fingerprint, config_file, pending.digest.name)
+    if map_is_late:
+        with reporter.stage("mkdocs build"):
+            build_site(config_file, output.staged_docs, output.staged_site)
+        with reporter.stage("paper map, waiting for t-SNE" if not pending.map_ready else "paper map, done"):
+            digest = analysis.complete()
+        report = output.replace_docs(renderer.render_data(digest))
+        fingerprint = site_fingerprint(report.fingerprint, config_file, pending.digest.name)
+    elif output.site_is_current(fingerprint):
+        reporter.info("mkdocs build: skipped, the site is already built from these pages")
+        output.keep_current_site()
+    else:
+        # Updating pays a copy of the old site; when most pages changed, a full build is cheaper.
+        update = report.written < report.unchanged and output.stage_site_update(fingerprint)
+        with reporter.stage(
+            "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
+        ):
+            build_site(
+                config_file,
+                output.staged_docs,
+                output.staged_site,
+                update=update,
+                removed_docs=report.removed_files,
+            )
+    output.publish(fingerprint)
+    return report, digest

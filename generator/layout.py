@@ -10,13 +10,20 @@ map and 75% of those points share its topic (t-SNE of the plain embeddings: 40% 
 t-SNE is deterministic with a fixed seed, but costs 10-30 s at 2,634 papers and grows as N log N
 (minutes at 10k), so the result is stored in the cache folder under a hash of the input matrix and a
 warm rebuild reads it back. Small digests, and any t-SNE failure, get PCA, which is instant.
+
+A fresh t-SNE runs in a worker process (``start_map_layout``), so the build renders the pages and
+runs MkDocs meanwhile: both are single-threaded Python, and t-SNE needs one core. In a thread
+instead, the two fought over the GIL: t-SNE beside a busy Python loop took 25 s instead of 8 s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import multiprocessing
 import os
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import numpy as np
@@ -43,29 +50,99 @@ class MapLayout:
 def map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapLayout:
     """A 2-D position for each paper from its (L2-normalised) vector; read from ``cache_dir`` when the
     same vectors were laid out before."""
-    with one_thread():
-        return _layout(vectors, cache_dir)
+    return start_map_layout(vectors, cache_dir).result()
 
 
-def _layout(vectors: np.ndarray, cache_dir: Path | None) -> MapLayout:
+class MapJob:
+    """A layout that is ready, or that t-SNE is computing in a worker process."""
+
+    def __init__(
+        self,
+        layout: MapLayout | None = None,
+        vectors: np.ndarray | None = None,
+        cache_file: Path | None = None,
+    ) -> None:
+        """Ready with ``layout``; else started on ``vectors``, to be stored in ``cache_file``."""
+        self._layout = layout
+        self._vectors = vectors
+        self._cache_file = cache_file
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._receiver: Connection | None = None
+        if layout is None:
+            self._start()
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch threads forked
+        self._receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_tsne_worker, args=(self._vectors, sender), daemon=True)
+        try:
+            process.start()
+            self._process = process
+        except OSError:  # no worker: ``result`` lays out in this process
+            pass
+        finally:
+            sender.close()
+
+    @property
+    def done(self) -> bool:
+        return self._layout is not None or (self._receiver is not None and self._receiver.poll())
+
+    def result(self) -> MapLayout:
+        if self._layout is None:
+            self._layout = self._finish()
+        return self._layout
+
+    def _finish(self) -> MapLayout:
+        assert self._vectors is not None
+        received = None
+        if self._process is not None and self._receiver is not None:
+            with contextlib.suppress(EOFError):  # the worker died: lay out here instead
+                received = self._receiver.recv()
+            self._process.join()
+        if received is None:
+            with one_thread():
+                received = _fresh_layout(self._vectors)
+        positions, method = received
+        if method == "t-SNE" and self._cache_file is not None:
+            _write_cached(self._cache_file, positions)
+        return MapLayout(positions, method)
+
+    def cancel(self) -> None:
+        """Stop the worker, if any (the build failed or was interrupted)."""
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+
+
+def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJob:
+    """The layout of ``vectors``: at once when it is instant (a small digest) or cached in
+    ``cache_dir``, else started by t-SNE in a worker process; ``MapJob.result`` waits for it."""
     count = len(vectors)
     if count < 3:  # nothing to lay out: one point in the middle, or two side by side
-        return MapLayout(_fit_unit_square(np.column_stack([np.arange(count), np.zeros(count)])), "PCA")
+        points = np.column_stack([np.arange(count), np.zeros(count)])
+        return MapJob(MapLayout(_fit_unit_square(points), "PCA"))
     if count < MIN_PAPERS_FOR_TSNE:
-        return MapLayout(_fit_unit_square(_pca(vectors)), "PCA")
-
+        with one_thread():
+            return MapJob(MapLayout(_fit_unit_square(_pca(vectors)), "PCA"))
     cached = _cache_file(vectors, cache_dir)
     if cached is not None:
         positions = _read_cached(cached, count)
         if positions is not None:
-            return MapLayout(positions, "t-SNE", from_cache=True)
+            return MapJob(MapLayout(positions, "t-SNE", from_cache=True))
+    return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), cache_file=cached)
+
+
+def _tsne_worker(vectors: np.ndarray, sender: Connection) -> None:
+    with one_thread():
+        sender.send(_fresh_layout(vectors))
+    sender.close()
+
+
+def _fresh_layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
     try:
-        positions = _fit_unit_square(_tsne(vectors))
+        return _fit_unit_square(_tsne(vectors)), "t-SNE"
     except (ValueError, MemoryError, FloatingPointError):
-        return MapLayout(_fit_unit_square(_pca(vectors)), "PCA")
-    if cached is not None:
-        _write_cached(cached, positions)
-    return MapLayout(positions, "t-SNE")
+        return _fit_unit_square(_pca(vectors)), "PCA"
 
 
 def _tsne(vectors: np.ndarray) -> np.ndarray:

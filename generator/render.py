@@ -40,6 +40,8 @@ script rather than JSON so the map also works from a site opened from disk (file
 MAP_DATA_PREFIX = "window.paperDigestMap = "
 MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
+DATA_FILES = (MAP_DATA, EXPORT_NAME)
+"""The files that hold the papers' map positions (``PageRenderer.render_data``)."""
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
@@ -183,13 +185,27 @@ class PageRenderer:
         return f"{stem.removesuffix('/index')}/"
 
     def render(self, digest: Digest) -> dict[str, str]:
+        """Every file: the pages and the data files."""
+        return self.render_pages(digest) | self.render_data(digest)
+
+    def render_data(self, digest: Digest) -> dict[str, str]:
+        """The files that hold the papers' map positions, which may be laid out after the pages are
+        built: the map's points and ``papers.json``."""
+        paper_paths = _paper_paths(digest)
+        return {  # the keys of DATA_FILES
+            MAP_DATA: self._map_data(digest, paper_paths, _topic_paths(digest)),
+            EXPORT_NAME: self.export(digest, paper_paths),
+        }
+
+    def render_pages(self, digest: Digest) -> dict[str, str]:
+        """The Markdown pages; no page shows a map position."""
         keyword_papers = _keyword_index(digest.papers)
         keyword_pages = {
             keyword: f"{KEYWORDS_DIR}/{keyword_slug(keyword)}.md"
             for keyword, members in keyword_papers.items()
             if len(members) >= MIN_PAPERS_PER_KEYWORD_PAGE
         }
-        paper_paths = [f"{PAPERS_DIR}/{p.entry.slug}.md" for p in digest.papers]
+        paper_paths = _paper_paths(digest)
         topic_paths = _topic_paths(digest)
         files: dict[str, str] = {}
 
@@ -224,7 +240,7 @@ class PageRenderer:
                 ],
             )
         files.update(self._topic_pages(digest, paper_paths, topic_paths))
-        files.update(self._map_files(digest, paper_paths, topic_paths))
+        files[MAP_PAGE] = self._map_page(digest)
 
         for keyword, path in keyword_pages.items():
             members = keyword_papers[keyword]
@@ -244,7 +260,6 @@ class PageRenderer:
             keyword_page_count=len(keyword_pages),
             min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
         )
-        files[EXPORT_NAME] = self.export(digest, paper_paths)
         return files
 
     def export(self, digest: Digest, paper_paths: list[str]) -> str:
@@ -323,10 +338,18 @@ class PageRenderer:
         )
         return files
 
-    def _map_files(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
-        """The map page and its point data; the page names the data and the site root by URLs relative
-        to itself, as raw HTML links are not rewritten by MkDocs."""
+    def _map_page(self, digest: Digest) -> str:
+        """The map page names its data and the site root by URLs relative to itself, as raw HTML
+        links are not rewritten by MkDocs."""
         root = "../" * self.site_path(MAP_PAGE).count("/")
+        return self._template("map.md.j2").render(
+            digest=digest,
+            data_url=root + MAP_DATA,
+            root=root,
+            topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
+        )
+
+    def _map_data(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> str:
         data = {
             "topics": [
                 {"label": topic.label, "slug": _slug_of(path), "url": self.site_path(path)}
@@ -343,14 +366,7 @@ class PageRenderer:
                 for paper, path in zip(digest.papers, paper_paths, strict=True)
             ],
         }
-        page = self._template("map.md.j2").render(
-            digest=digest,
-            data_url=root + MAP_DATA,
-            root=root,
-            topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
-        )
-        script = MAP_DATA_PREFIX + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
-        return {MAP_PAGE: page, MAP_DATA: script}
+        return MAP_DATA_PREFIX + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
 
     def _keyword_list_pages(
         self, digest: Digest, keyword_pages: dict[str, str], keyword_papers: dict[str, list[int]]
@@ -417,6 +433,10 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "url": source.url if is_safe_url(source.url) else None,
         "author_keywords": list(paper.author_keywords),
     }
+
+
+def _paper_paths(digest: Digest) -> list[str]:
+    return [f"{PAPERS_DIR}/{p.entry.slug}.md" for p in digest.papers]
 
 
 def _topic_paths(digest: Digest) -> list[str]:

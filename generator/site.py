@@ -133,31 +133,55 @@ class StagedOutput:
                 if file.is_file() and relative not in generated and relative not in wanted:
                     wanted[relative] = file.read_bytes()
 
-        written = unchanged = 0
-        fingerprint = hashlib.sha256()
+        self._digests: dict[str, bytes] = {}
+        self._changed: set[str] = set()
         for relative, content in sorted(wanted.items()):
-            fingerprint.update(relative.encode() + b"\0" + hashlib.sha256(content).digest())
-            target = _inside(self.staged_docs, relative)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            current = _inside(self.docs_dir, relative)
-            if (
-                current.is_file()
-                and current.stat().st_size == len(content)
-                and current.read_bytes() == content
-            ):
-                _link_or_copy(current, target)
-                unchanged += 1
-            else:
-                target.write_bytes(content)
-                written += 1
+            self._stage_doc(relative, content)
         manifest = {"name": digest_name, "files": sorted(files)}
         (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        self._removed = len(previous - files.keys())
+        self._removed_files = tuple(sorted(previous - wanted.keys()))
+        return self._counted_report()
+
+    def replace_docs(self, files: Mapping[str, str | bytes]) -> DocsWriteReport:
+        """Give files staged by ``write_docs`` their final content, in the staged docs and in the
+        staged site MkDocs built from them (it copies such files as they are)."""
+        for relative, content in files.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            if relative not in self._digests:
+                raise ValueError(f"{relative} was not staged")
+            self._stage_doc(relative, data)
+            if self.staged_site is not None:
+                built = _inside(self.staged_site, relative)
+                if built.is_file():
+                    built.unlink()
+                    built.write_bytes(data)
+        return self._counted_report()
+
+    def _stage_doc(self, relative: str, content: bytes) -> None:
+        """Unchanged files are hard links to the current ones; changed ones new files."""
+        self._digests[relative] = hashlib.sha256(content).digest()
+        target = _inside(self.staged_docs, relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)  # never write through a link into the current docs
+        current = _inside(self.docs_dir, relative)
+        if current.is_file() and current.stat().st_size == len(content) and current.read_bytes() == content:
+            _link_or_copy(current, target)
+            self._changed.discard(relative)
+        else:
+            target.write_bytes(content)
+            self._changed.add(relative)
+
+    def _counted_report(self) -> DocsWriteReport:
+        fingerprint = hashlib.sha256()
+        for relative, digest in sorted(self._digests.items()):
+            fingerprint.update(relative.encode() + b"\0" + digest)
         return DocsWriteReport(
-            written=written,
-            unchanged=unchanged,
-            removed=len(previous - files.keys()),
+            written=len(self._changed),
+            unchanged=len(self._digests) - len(self._changed),
+            removed=self._removed,
             fingerprint=fingerprint.hexdigest(),
-            removed_files=tuple(sorted(previous - wanted.keys())),
+            removed_files=self._removed_files,
         )
 
     def _stamp(self) -> dict:

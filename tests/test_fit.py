@@ -17,7 +17,8 @@ from tests.test_topics_related import papers_of, themed_corpus
 
 
 def run(papers: tuple[Paper, ...], embedder: FakeEmbedder, cache: Path, refit: bool = False) -> Digest:
-    return analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, cache, refit)
+    pending = analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, cache, refit)
+    return pending.complete()
 
 
 def topic_labels(digest: Digest) -> list[str | None]:
@@ -117,9 +118,9 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
     request = BuildRequest((source,), tmp_path / "docs", None)
     analyses: list[int] = []
-    real_analyse = build_module.analyse
+    real_analysis = build_module.analyse
     monkeypatch.setattr(
-        build_module, "analyse", lambda *a, **k: (analyses.append(1), real_analyse(*a, **k))[1]
+        build_module, "analyse", lambda *a, **k: (analyses.append(1), real_analysis(*a, **k))[1]
     )
 
     first = build_digest(settings, request, Reporter(quiet=True), fake_embedder)

@@ -178,3 +178,28 @@ def test_updated_hand_written_file_reaches_another_docs_folder(
     script.write_text("// second\n")
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert (request.docs_dir / "javascripts" / "extra.js").read_text() == "// second\n"
+
+
+def test_site_built_while_the_map_is_laid_out_gets_the_map(project: dict, fake_embedder, monkeypatch) -> None:
+    """A digest large enough for t-SNE: MkDocs builds the site while a worker lays out the map, and
+    the files holding positions are complete, the same in docs and site, before anything is published."""
+    import io
+
+    from generator import build as build_module
+    from tests.test_topics_related import themed_corpus
+
+    settings, request = project["settings"], project["request"]
+    write_text_input(project["source"], "Themes", themed_corpus(20)[0])
+    log = io.StringIO()
+    build_digest(settings, request, Reporter(log), fake_embedder)
+    assert "t-SNE started in a worker process" in log.getvalue()
+    assert "paper map: t-SNE\n" in log.getvalue()
+    for name in ("papers.json", "assets/paper-map.js"):
+        assert (request.site_dir / name).read_bytes() == (request.docs_dir / name).read_bytes()
+    positions = [paper["map"] for paper in json.loads((request.site_dir / "papers.json").read_text())]
+    assert len(positions) == 60 and len({tuple(p) for p in positions}) == 60
+
+    calls: list[object] = []
+    monkeypatch.setattr(build_module, "build_site", lambda *a, **k: calls.append(a))
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert calls == [], "the site's stamp covers the map files written after MkDocs"

@@ -51,7 +51,8 @@ def test_http_links_and_titles() -> None:
 
 
 def _digest(fake_embedder, papers: list[Paper]):
-    return analyse(Collection("Test <Digest>", tuple(papers)), fake_embedder, Reporter(quiet=True), 5, 3)
+    collection = Collection("Test <Digest>", tuple(papers))
+    return analyse(collection, fake_embedder, Reporter(quiet=True), 5, 3).complete()
 
 
 def _papers() -> list[Paper]:

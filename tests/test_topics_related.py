@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -57,7 +58,8 @@ def papers_of(texts: list[str]) -> tuple[Paper, ...]:
 
 def themed_digest(per_theme: int, embedder: FakeEmbedder):
     texts, themes = themed_corpus(per_theme)
-    return analyse(Collection("Themes", papers_of(texts)), embedder, Reporter(quiet=True), 5, 5), themes
+    collection = Collection("Themes", papers_of(texts))
+    return analyse(collection, embedder, Reporter(quiet=True), 5, 5).complete(), themes
 
 
 def map_data(script: str) -> dict:
@@ -218,9 +220,24 @@ def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp
     def broken(_embeddings):
         raise ValueError("no t-SNE today")
 
+    # No worker process to be had: laid out here, where t-SNE fails, so PCA.
+    def no_process(_process) -> None:
+        raise OSError("no processes today")
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", no_process)
     monkeypatch.setattr(layout, "_tsne", broken)
     fallback = map_layout(random.normal(size=(80, 8)), tmp_path)
     assert fallback.method == "PCA" and fallback.positions.shape == (80, 2)
+
+
+def test_a_map_worker_that_dies_is_replaced_by_a_layout_in_the_build(tmp_path: Path) -> None:
+    embeddings = np.random.default_rng(2).normal(size=(60, 16)).astype(np.float32)
+    job = layout.start_map_layout(embeddings, tmp_path)
+    assert job._process is not None
+    job._process.kill()
+    laid_out = job.result()
+    assert laid_out.method == "t-SNE" and laid_out.positions.shape == (60, 2)
+    np.testing.assert_allclose(laid_out.positions, map_layout(embeddings).positions)
 
 
 # --- pages and export ----------------------------------------------------------------------------
@@ -286,7 +303,7 @@ def test_tiny_digests_analyse_and_render(fake_embedder, count: int) -> None:
     papers = tuple(
         Paper(id=str(i), abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS[:count])
     )
-    digest = analyse(Collection("Tiny", papers), fake_embedder, Reporter(quiet=True), 5, 5)
+    digest = analyse(Collection("Tiny", papers), fake_embedder, Reporter(quiet=True), 5, 5).complete()
     assert len(digest.topics) == 1
     assert all(p.topic == 0 and p.map_position is not None for p in digest.papers)
     assert all(len(p.related) == min(5, count - 1) for p in digest.papers)
