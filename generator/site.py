@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from generator import source_fingerprint
 from generator.errors import DigestError
@@ -272,11 +272,13 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 
 def _inside(root: Path, relative: str) -> Path:
-    root = root.resolve()
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root):
+    """``root / relative``, refusing a path that would leave ``root``. Checked on the path's words,
+    not by resolving it on disk: that cost 2 s per build at 4,000 files, and the staging folders it
+    writes to are new and hold no symbolic links."""
+    path = PurePosixPath(relative)
+    if not path.parts or path.is_absolute() or ".." in path.parts:
         raise DigestError(f"refusing to write {relative!r}: it is outside {root}")
-    return target
+    return root / path
 
 
 def _mkdocs_config(config_file: Path, docs_dir: Path, site_dir: Path):

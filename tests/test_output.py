@@ -203,3 +203,16 @@ def test_site_built_while_the_map_is_laid_out_gets_the_map(project: dict, fake_e
     monkeypatch.setattr(build_module, "build_site", lambda *a, **k: calls.append(a))
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert calls == [], "the site's stamp covers the map files written after MkDocs"
+
+
+@pytest.mark.parametrize("relative", ["../outside.md", "papers/../../outside.md", "/etc/passwd", ""])
+def test_no_docs_file_is_written_outside_the_docs_folder(tmp_path: Path, relative: str) -> None:
+    from generator.site import StagedOutput
+
+    output = StagedOutput(tmp_path / "docs", None)
+    try:
+        with pytest.raises(DigestError, match="outside"):
+            output.write_docs({relative: "x"}, "Digest", None)
+    finally:
+        output.discard()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == []
