@@ -18,6 +18,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
+from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from generator import __version__
 from generator.model import AnalysedPaper, Digest
@@ -43,6 +44,8 @@ EXPORT_NAME = "papers.json"
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
+_ARITHMATEX_INLINE = re.compile(f"{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE}", re.S)
+"""Inline math as arithmatex finds it (as configured in mkdocs.yml): the formula is group 3 or 6."""
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 # Characters that would start Markdown structure inside inline text: escaped so titles, names and
 # venues read literally. Emphasis (*, _) is left alone in prose on purpose.
@@ -83,13 +86,18 @@ def _safe_math(math: str) -> str:
     ``find_math_spans`` found it; anything else would leave its contents to Markdown, links
     included. ``$$…$$`` and ``\\[…\\]`` in running text become inline math (arithmatex reads them
     only as blocks), inner spaces trimmed as its ``$…$`` requires; a span that cannot be made so is
-    shown as text. ``<`` becomes TeX's ``\\lt``, so no span can open an HTML tag."""
+    shown as text: one arithmatex would not read whole, or one holding a backtick (Markdown reads code
+    spans first, so a backtick would end the formula). ``<`` becomes TeX's ``\\lt``, so no span can
+    open an HTML tag."""
+    formula = math
     if math.startswith(("$$", "\\[")):
         inner = math[2:-2].strip()
-        if not inner or inner.endswith("\\") or (math.startswith("\\[") and "\\)" in inner):
-            return _escape_prose(math)
-        math = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
-    return math.replace("<", "\\lt ")
+        formula = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
+    formula = formula.replace("<", "\\lt ")
+    read = _ARITHMATEX_INLINE.fullmatch(formula)
+    if read is None or not (read.group(3) or read.group(6)) or "`" in formula:
+        return _escape_prose(math)
+    return formula
 
 
 def markdown_text(text: str) -> Markup:

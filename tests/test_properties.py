@@ -64,12 +64,18 @@ def render(text: str) -> str:
 @example("x $$ [y](javascript:1) $$ z")
 @example("a \\[ [x](javascript:alert(1)) \\] b")
 @example("$$[x](javascript:1)\\ $$")
+# A backtick ends a formula (Markdown reads code spans first), and arithmatex does not read
+# "\\(\\)…\\)" as one: both left the formula's contents to Markdown, a link included.
+@example("$[x](javascript:alert(1))`0`$")
+@example("a \\(\\)[x](javascript:alert(1))\\) b")
 def test_prose_never_becomes_markup(text: str) -> None:
     assert_only_prose(render(markdown_text(text)))
 
 
 @settings(max_examples=200, deadline=None)
 @given(TEXT)
+@example("$$[x](javascript:alert(1))`0`$$")
+@example("\\(\\)[x](javascript:alert(1))\\)")
 def test_titles_and_names_never_become_markup(text: str) -> None:
     for rendered in (markdown_title(text), markdown_literal(text)):
         html = render(str(rendered))
