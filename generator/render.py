@@ -48,8 +48,9 @@ _ARITHMATEX_INLINE = re.compile(f"{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE}",
 """Inline math as arithmatex finds it (as configured in mkdocs.yml): the formula is group 3 or 6."""
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 # Characters that would start Markdown structure inside inline text: escaped so titles, names and
-# venues read literally. Emphasis (*, _) is left alone in prose on purpose.
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|~$])")
+# venues read literally. Emphasis (*, _) is left alone in prose on purpose. Not "~": the site's
+# Markdown gives it no meaning, and does not unescape "\~", which would show its backslash.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|$])")
 
 
 def is_safe_url(url: str | None) -> bool:

@@ -11,7 +11,7 @@ import yaml
 from generator.analyse import analyse
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.render import PageRenderer, markdown_text, markdown_title
+from generator.render import PageRenderer, markdown_literal, markdown_text, markdown_title
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS
 
 
@@ -190,3 +190,10 @@ def test_venue_line_says_the_year_once(
     ]
     (line,) = [line for line in page.splitlines() if line.startswith("**Venue:**")]
     assert line == f"**Venue:** {shown}"
+
+
+def test_a_tilde_reads_as_written() -> None:
+    # Python-Markdown has no "\~" escape: an escaped tilde would show its backslash.
+    assert to_html(markdown_title("~1 B params") + ", " + markdown_literal("Jo~ ~Doe")) == (
+        "<p>~1 B params, Jo~ ~Doe</p>"
+    )
