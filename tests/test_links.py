@@ -11,6 +11,7 @@ from mkdocs.utils import get_relative_url
 
 from generator.build import BuildRequest, build_digest
 from generator.config import load_settings
+from generator.mkdocs_hook import HTML_MARK
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
 from generator.render import PageRenderer, RenderOptions
@@ -77,6 +78,16 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert "<b>" not in html and "javascript:" not in html and "<i>node" not in html, page
+        assert HTML_MARK.strip() not in html, page  # every list was unwrapped by the hook
+    for page in site.glob("papers/*/index.html"):
+        related = page.read_text(encoding="utf-8").split('id="related-papers"', 1)[1]
+        assert related.count("<li><a href=") == 5, page
+    # The hostile title and keyword as text, in the lists written as HTML too.
+    listed = "".join(p.read_text(encoding="utf-8") for p in site.glob("browse/*/index.html"))
+    listed += (site / "index.html").read_text(encoding="utf-8")
+    assert "Graph &lt;b&gt;&#34;neural&#34;&lt;/b&gt; &amp; networks ~" in listed
+    odd = next(site.glob("papers/graph-b-neural-b-networks*/index.html")).read_text(encoding="utf-8")
+    assert "&lt;i&gt;node&lt;/i&gt; &amp; classification" in odd
 
 
 def _jsonl(path: Path) -> Path:

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from generator.analyse import analyse
+from generator.mkdocs_hook import on_page_content
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.render import PageRenderer, markdown_literal, markdown_text, markdown_title
@@ -16,9 +17,11 @@ from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS
 
 
 def to_html(text: str) -> str:
-    return markdown.markdown(
+    """Markdown as the site shows it: the HTML the templates hand the site's hook in comments unwrapped."""
+    html = markdown.markdown(
         text, extensions=["pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}}
     )
+    return on_page_content(html, page=None, config=None, files=None)
 
 
 def test_html_in_abstracts_is_shown_as_text() -> None:
