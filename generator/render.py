@@ -96,6 +96,8 @@ def _safe_math(math: str) -> str:
         inner = math[2:-2].strip()
         formula = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
     formula = formula.replace("<", "\\lt ")
+    if formula.endswith("\\lt $"):  # arithmatex reads no "$…$" that ends in a space
+        formula = formula[:-2] + "$"
     read = _ARITHMATEX_INLINE.fullmatch(formula)
     if read is None or not (read.group(3) or read.group(6)) or "`" in formula:
         return _escape_prose(math)

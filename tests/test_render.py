@@ -35,6 +35,8 @@ def test_math_and_emphasis_survive() -> None:
     assert "<strong>C</strong>ontrolled" in html
     assert '<span class="arithmatex">\\(a \\lt  b\\)</span>' in html
     assert "\\(x_1 * y_2\\)" in html
+    # A formula that is only "<": math, not "$\\lt $", which arithmatex would leave as text.
+    assert '<span class="arithmatex">\\(\\lt\\)</span>' in to_html(markdown_text("order $<$ on a set"))
 
 
 @pytest.mark.parametrize(
