@@ -1,4 +1,5 @@
-"""MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest.
+"""MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
+lists of links the templates write as HTML, and minifies every page.
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from generator.html_minify import minify_html
@@ -25,6 +27,16 @@ def on_config(config):
         # Themes print site_name as HTML, unescaped; the name comes from an input file.
         config["site_name"] = html.escape(name.strip(), quote=False)
     return config
+
+
+HTML_MARK = "<!--paper-digest-html\n"
+"""Opens a comment holding HTML that belongs in the page (``site_templates/paper.md.j2`` says why)."""
+_WRAPPED_HTML = re.compile(re.escape(HTML_MARK) + r"(.*?)\n-->", re.S)
+
+
+def on_page_content(content, page, config, files):
+    # The templates' lists of links, which Markdown passed over as comments, become part of the page.
+    return _WRAPPED_HTML.sub(r"\1", content) if HTML_MARK in content else content
 
 
 def on_post_page(output, page, config):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
+from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from generator import __version__
 from generator.model import AnalysedPaper, Digest
@@ -45,10 +47,13 @@ DATA_FILES = (MAP_DATA, EXPORT_NAME)
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
+_ARITHMATEX_INLINE = re.compile(f"{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE}", re.S)
+"""Inline math as arithmatex finds it (as configured in mkdocs.yml): the formula is group 3 or 6."""
 _SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 # Characters that would start Markdown structure inside inline text: escaped so titles, names and
-# venues read literally. Emphasis (*, _) is left alone in prose on purpose.
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|~$])")
+# venues read literally. Emphasis (*, _) is left alone in prose on purpose. Not "~": the site's
+# Markdown gives it no meaning, and does not unescape "\~", which would show its backslash.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|$])")
 
 
 def is_safe_url(url: str | None) -> bool:
@@ -85,13 +90,20 @@ def _safe_math(math: str) -> str:
     ``find_math_spans`` found it; anything else would leave its contents to Markdown, links
     included. ``$$…$$`` and ``\\[…\\]`` in running text become inline math (arithmatex reads them
     only as blocks), inner spaces trimmed as its ``$…$`` requires; a span that cannot be made so is
-    shown as text. ``<`` becomes TeX's ``\\lt``, so no span can open an HTML tag."""
+    shown as text: one arithmatex would not read whole, or one holding a backtick (Markdown reads code
+    spans first, so a backtick would end the formula). ``<`` becomes TeX's ``\\lt``, so no span can
+    open an HTML tag."""
+    formula = math
     if math.startswith(("$$", "\\[")):
         inner = math[2:-2].strip()
-        if not inner or inner.endswith("\\") or (math.startswith("\\[") and "\\)" in inner):
-            return _escape_prose(math)
-        math = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
-    return math.replace("<", "\\lt ")
+        formula = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
+    formula = formula.replace("<", "\\lt ")
+    if formula.endswith("\\lt $"):  # arithmatex reads no "$…$" that ends in a space
+        formula = formula[:-2] + "$"
+    read = _ARITHMATEX_INLINE.fullmatch(formula)
+    if read is None or not (read.group(3) or read.group(6)) or "`" in formula:
+        return _escape_prose(math)
+    return formula
 
 
 def markdown_text(text: str) -> Markup:
@@ -145,6 +157,44 @@ def plain_title(text: str) -> str:
     return " ".join("".join(pieces).split())
 
 
+_ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-f]+|[0-9a-z]+);", re.I)
+"""What Python-Markdown leaves unescaped in text as a character reference."""
+
+
+def html_title(text: str) -> Markup:
+    """A title as HTML, as Python-Markdown shows ``markdown_title(text)``: math as arithmatex hands it
+    to MathJax, everything else escaped text. For the long lists of papers, which are written as HTML
+    so that MkDocs need not parse thousands of Markdown links."""
+    text = " ".join(text.split())
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        math = _safe_math(text[start:end])
+        if not math.startswith(("$", "\\(")):  # shown as text, Markdown and all: rare, so ask Markdown
+            return _markdown_inline(markdown_title(text))
+        inner = math[1:-1] if math.startswith("$") else math[2:-2]
+        # Markdown writes a formula's "&name;" as it is, so a browser reads an entity there: decoded
+        # here, then escaped again with everything else.
+        inner = _ENTITY.sub(lambda entity: html.unescape(entity.group()), inner)
+        pieces.append(escape(text[last:start]))
+        pieces.append(Markup('<span class="arithmatex">\\({}\\)</span>').format(inner))
+        last = end
+    pieces.append(escape(text[last:]))
+    return Markup("").join(pieces)
+
+
+def _markdown_inline(text: str) -> Markup:
+    """One line of Markdown as HTML, with the extensions of the site's Markdown that inline text uses."""
+    import markdown
+
+    converted = markdown.markdown(
+        text,
+        extensions=["tables", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    return Markup(converted.removeprefix("<p>").removesuffix("</p>"))
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     directory_urls: bool = True
@@ -168,6 +218,10 @@ class PageRenderer:
         self.environment.filters["md_text"] = markdown_text
         self.environment.filters["md_title"] = markdown_title
         self.environment.filters["plain_title"] = plain_title
+        self.environment.filters["html_title"] = html_title
+        # A Markdown link in raw HTML is not rewritten by MkDocs: `link | href(page)` is the address
+        # MkDocs would have written for it on the page `page` (a docs path).
+        self.environment.filters["href"] = self.site_href
         self.environment.filters["yaml"] = lambda value: Markup(json.dumps(value, ensure_ascii=True))
         # MkDocs themes print a page's front-matter title as HTML, unescaped (Material's <title> and
         # header), so a title from the input is escaped before it goes there.
@@ -183,6 +237,21 @@ class PageRenderer:
         if stem == "index":
             return ""
         return f"{stem.removesuffix('/index')}/"
+
+    def site_href(self, link: str, page: str) -> str:
+        """The URL of the Markdown link ``link`` (a docs path relative to the page ``page``, maybe with
+        a fragment) relative to the page's own URL, as MkDocs writes it."""
+        target, hash_mark, fragment = link.partition("#")
+        url = self.site_path(posixpath.normpath(posixpath.join(posixpath.dirname(page), target)))
+        here = [part for part in self.site_path(page).split("/")[:-1] if part]
+        there = [part for part in url.split("/") if part]
+        common = 0
+        while common < min(len(here), len(there)) and here[common] == there[common]:
+            common += 1
+        relative = "/".join([".."] * (len(here) - common) + there[common:]) or "."
+        if url.endswith("/") or not url:
+            relative += "/"
+        return relative + hash_mark + fragment
 
     def render(self, digest: Digest) -> dict[str, str]:
         """Every file: the pages and the data files."""
@@ -306,6 +375,7 @@ class PageRenderer:
         """What every template of a page of papers is given: where it stands in its list, and its papers
         linked from its own folder."""
         return {
+            "path": page.path,
             "page_number": page.number,
             "pages": page.links,
             "first": page.start + 1,
@@ -330,6 +400,7 @@ class PageRenderer:
                 )
         files[f"{TOPICS_DIR}/index.md"] = self._template("topics_index.md.j2").render(
             digest=digest,
+            path=f"{TOPICS_DIR}/index.md",
             map_page=_relative(MAP_PAGE, TOPICS_DIR),
             topics=[
                 {"label": topic.label, "page": _relative(path, TOPICS_DIR), "count": len(topic.members)}
@@ -378,6 +449,7 @@ class PageRenderer:
         for page in listing:
             files[page.path] = self._template("keywords_index.md.j2").render(
                 digest=digest,
+                path=page.path,
                 page_number=page.number,
                 pages=page.links,
                 keywords=[
@@ -423,6 +495,7 @@ def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str
 def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
     source = paper.entry.paper
     return {
+        "path": f"{PAPERS_DIR}/{paper.entry.slug}.md",
         "id": source.id,
         "title": paper.entry.title,
         "title_was_derived": paper.entry.title_was_derived,

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections.abc import Sequence
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import pytest
@@ -83,3 +86,36 @@ def chromium():
 
     with launched_chromium() as browser:
         yield browser
+
+
+class _Addresses(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value is not None and (name, tag) in {("href", "a"), ("href", "link"), ("src", "script")}:
+                self.found.append(value)
+
+
+def broken_links(site: Path) -> list[str]:
+    """Every address in the site's pages (links, stylesheets, scripts) that leads to no file in it.
+
+    Lists of links are written as HTML, which MkDocs does not check: this is their check."""
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        parser = _Addresses()
+        parser.feed(page.read_text(encoding="utf-8"))
+        folder = page.parent.relative_to(site).as_posix()
+        for address in parser.found:
+            path = urlsplit(address).path
+            if urlsplit(address).scheme or address.startswith(("#", "//")) or not path:
+                continue
+            # An absolute path (the 404 page's) is read from the root of the site's address.
+            target = posixpath.normpath(posixpath.join(folder, unquote(path)).lstrip("/"))
+            if target.startswith("../") or not (
+                (site / target).is_file() or (site / target / "index.html").is_file()
+            ):
+                broken.append(f"{page.relative_to(site)}: {address}")
+    return broken

@@ -15,7 +15,7 @@ import pytest
 from generator.cli import main
 from generator.render import plain_title
 from generator.text import find_math_spans
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, broken_links
 
 pytestmark = pytest.mark.slow
 
@@ -116,6 +116,7 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
     assert home.count('href="papers/') >= 57
     assert "\n " not in home, "pages are written without their templates' indentation"
     assert len(list((site / "keywords").glob("*/index.html"))) >= 1
+    assert broken_links(site) == []  # lists of links are HTML, which MkDocs does not check
 
 
 def test_rebuild_keeps_every_url(bundled_build: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -249,15 +249,12 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
     export = json.loads(files["papers.json"])
     topic_pages = {p for p in files if p.startswith("topics/") and p != "topics/index.md"}
     assert len(topic_pages) == len(digest.topics) == 5
-    # The index links every topic page, in the digest's topic order (largest first).
-    linked = [
-        link.removeprefix("../")
-        for link in re.findall(r"\]\((\.\./topics/[^)]+)\)", files["topics/index.md"])
-    ]
+    # The index (served at topics/) links every topic page, in the digest's topic order (largest first).
+    linked = [f"topics/{slug}.md" for slug in re.findall(r'<a href="([^"./]+)/">', files["topics/index.md"])]
     assert set(linked) == topic_pages
     for topic, page in zip(digest.topics, linked, strict=True):
         assert f"# Topic: {topic.label}" in files[page]
-        listed = re.findall(r"\]\(\.\./papers/([^)]+)\.md\)", files[page])
+        listed = re.findall(r'<a href="\.\./\.\./papers/([^"]+)/">', files[page])  # served at topics/x/
         assert listed == [digest.papers[member].entry.slug for member in topic.members]
 
     by_id = {record["id"]: record for record in export}
@@ -266,8 +263,8 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
         assert record["topic"] == digest.topics[paper.topic].label
         assert len(record["map"]) == 2 and all(0 <= v <= 1 for v in record["map"])
         page = files[f"papers/{paper.entry.slug}.md"]
-        assert "**Topic:** [" in page and "](../topics/" in page
-        assert f"../map.md#paper={paper.entry.slug}" in page
+        assert '<strong>Topic:</strong> <a href="../../topics/' in page
+        assert f'"../../map/#paper={paper.entry.slug}"' in page
         assert position in digest.topics[paper.topic].members
 
     data = map_data(files[MAP_DATA])
