@@ -18,12 +18,13 @@ instead, the two fought over the GIL: t-SNE beside a busy Python loop took 25 s 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import multiprocessing
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 import numpy as np
@@ -66,26 +67,32 @@ class MapJob:
         self._layout = layout
         self._vectors = vectors
         self._cache_file = cache_file
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._receiver: Connection | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._folder: Path | None = None
         if layout is None:
             self._start()
 
     def _start(self) -> None:
-        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch threads forked
-        self._receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=_tsne_worker, args=(self._vectors, sender), daemon=True)
+        # A new interpreter running this module, given the vectors in a file: not a fork (of torch's
+        # threads), and not multiprocessing's spawn, which runs the caller's main script again.
+        self._folder = Path(tempfile.mkdtemp(prefix="paper-digest-map-"))
+        np.save(self._folder / WORKER_INPUT, self._vectors)
+        package_parent = str(Path(__file__).resolve().parent.parent)
+        path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         try:
-            process.start()
-            self._process = process
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(self._folder)],
+                env={**os.environ, "PYTHONPATH": path},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError:  # no worker: ``result`` lays out in this process
-            pass
-        finally:
-            sender.close()
+            self._process = None
 
     @property
     def done(self) -> bool:
-        return self._layout is not None or (self._receiver is not None and self._receiver.poll())
+        return self._layout is not None or (self._process is not None and self._process.poll() is not None)
 
     def result(self) -> MapLayout:
         if self._layout is None:
@@ -94,24 +101,29 @@ class MapJob:
 
     def _finish(self) -> MapLayout:
         assert self._vectors is not None
-        received = None
-        if self._process is not None and self._receiver is not None:
-            with contextlib.suppress(EOFError):  # the worker died: lay out here instead
-                received = self._receiver.recv()
-            self._process.join()
-        if received is None:
+        laid_out = None
+        if self._process is not None and self._process.wait() == 0 and self._folder is not None:
+            laid_out = _read_worker_output(self._folder / WORKER_OUTPUT, len(self._vectors))
+        self._remove_folder()
+        if laid_out is None:  # the worker failed or died: lay out here instead
             with one_thread():
-                received = _fresh_layout(self._vectors)
-        positions, method = received
+                laid_out = _fresh_layout(self._vectors)
+        positions, method = laid_out
         if method == "t-SNE" and self._cache_file is not None:
             _write_cached(self._cache_file, positions)
         return MapLayout(positions, method)
 
     def cancel(self) -> None:
         """Stop the worker, if any (the build failed or was interrupted)."""
-        if self._process is not None and self._process.is_alive():
+        if self._process is not None and self._process.poll() is None:
             self._process.terminate()
-            self._process.join()
+            self._process.wait()
+        self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
 
 def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJob:
@@ -130,12 +142,6 @@ def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJ
         if positions is not None:
             return MapJob(MapLayout(positions, "t-SNE", from_cache=True))
     return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), cache_file=cached)
-
-
-def _tsne_worker(vectors: np.ndarray, sender: Connection) -> None:
-    with one_thread():
-        sender.send(_fresh_layout(vectors))
-    sender.close()
 
 
 def _fresh_layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
@@ -230,3 +236,31 @@ def place_on_map(
         else:
             positions[row] = positions[anchors].mean(axis=0)
     return MapLayout(positions, method, from_cache=True)
+
+
+WORKER_INPUT = "vectors.npy"
+WORKER_OUTPUT = "layout.npz"
+
+
+def _read_worker_output(path: Path, count: int) -> tuple[np.ndarray, str] | None:
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            positions, method = stored["positions"], str(stored["method"])
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+    if positions.shape != (count, 2) or not np.isfinite(positions).all() or method not in ("t-SNE", "PCA"):
+        return None
+    return positions.astype(np.float64), method
+
+
+def _run_worker(folder: Path) -> None:
+    vectors = np.load(folder / WORKER_INPUT, allow_pickle=False)
+    with one_thread():
+        positions, method = _fresh_layout(vectors)
+    temporary = folder / f"partial-{WORKER_OUTPUT}"
+    np.savez(temporary, positions=positions, method=np.array(method))
+    temporary.replace(folder / WORKER_OUTPUT)
+
+
+if __name__ == "__main__":  # the worker MapJob starts
+    _run_worker(Path(sys.argv[1]))

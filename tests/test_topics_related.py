@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -221,10 +220,10 @@ def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp
         raise ValueError("no t-SNE today")
 
     # No worker process to be had: laid out here, where t-SNE fails, so PCA.
-    def no_process(_process) -> None:
+    def no_process(*_arguments, **_options) -> None:
         raise OSError("no processes today")
 
-    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", no_process)
+    monkeypatch.setattr(layout.subprocess, "Popen", no_process)
     monkeypatch.setattr(layout, "_tsne", broken)
     fallback = map_layout(random.normal(size=(80, 8)), tmp_path)
     assert fallback.method == "PCA" and fallback.positions.shape == (80, 2)
@@ -402,3 +401,29 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         browser.close()
     assert monitor.errors == []
     assert monitor.third_party == []
+
+
+def test_the_map_worker_runs_from_a_script_without_running_the_script_again(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "lay_out.py"
+    script.write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import numpy as np\n"
+        "from generator.layout import start_map_layout\n"
+        "runs = Path(sys.argv[1])\n"
+        "runs.write_text(runs.read_text() + 'run ')\n"
+        "vectors = np.random.default_rng(0).normal(size=(60, 16)).astype(np.float32)\n"
+        "job = start_map_layout(vectors)\n"
+        "print(job.result().method, job._process.returncode)\n",
+        encoding="utf-8",
+    )
+    runs = tmp_path / "runs.txt"
+    runs.write_text("")
+    command = [sys.executable, str(script), str(runs)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["t-SNE", "0"], "laid out by the worker, which succeeded"
+    assert runs.read_text() == "run ", "the worker did not run the caller's script"
