@@ -52,13 +52,31 @@ def write_jsonl(papers: list[dict], path: Path) -> None:
 def run_build(input_path: Path, work: Path, name: str) -> dict:
     """One `paper-digest build` in its own process; wall time, stage times and its peak RSS.
     Its output is a pipe, so it prints one line per stage (no progress bars) plus what it reused."""
+    # getrusage cannot see the map worker's own peak (Linux counts the memory of the build it was
+    # forked from), so a thread samples the resident memory of the build and its children together.
     wrapper = (
-        "import resource, sys\n"
+        "import os, resource, sys, threading, time\n"
+        "def tree_kb():\n"
+        "    total = 0\n"
+        "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+        "        try:\n"
+        "            parent = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+        "            if os.getpid() in (int(pid), parent):\n"
+        "                rss = [l for l in open(f'/proc/{pid}/status') if l.startswith('VmRSS:')]\n"
+        "                total += int(rss[0].split()[1]) if rss else 0\n"
+        "        except (OSError, IndexError, ValueError):\n"
+        "            pass\n"
+        "    return total\n"
+        "peak = [0]\n"
+        "def watch():\n"
+        "    while True:\n"
+        "        peak[0] = max(peak[0], tree_kb())\n"
+        "        time.sleep(0.25)\n"
+        "threading.Thread(target=watch, daemon=True).start()\n"
         "from generator.cli import main\n"
         "code = main(sys.argv[1:])\n"
         "own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(f'peak rss: {own} KB, map worker {worker} KB', file=sys.stderr)\n"
+        "print(f'peak rss: {own} KB, with the map worker {peak[0]} KB', file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
     command = [
@@ -74,7 +92,7 @@ def run_build(input_path: Path, work: Path, name: str) -> dict:
         sys.exit(f"build failed:\n{result.stderr[-3000:]}")
     stages = {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
     embedded = re.search(r"\((\d+) texts embedded", result.stderr)
-    rss = re.search(r"peak rss: (\d+) KB, map worker (\d+) KB", result.stderr)
+    rss = re.search(r"peak rss: (\d+) KB, with the map worker (\d+) KB", result.stderr)
     docs = re.search(r"^docs: (\d+) written", result.stderr, re.M)
     notes = [
         line for line in result.stderr.splitlines()
@@ -87,9 +105,8 @@ def run_build(input_path: Path, work: Path, name: str) -> dict:
         "embedded": int(embedded.group(1)) if embedded else 0 if "analysis reused" in result.stderr else -1,
         "docs_written": int(docs.group(1)) if docs else -1,
         "notes": notes,
-        # The map's worker runs beside the build: the two peaks added bound what both held at once.
-        "rss_mb": (int(rss.group(1)) + int(rss.group(2))) / 1024 if rss else float("nan"),
-        "worker_rss_mb": int(rss.group(2)) / 1024 if rss else float("nan"),
+        "rss_mb": int(rss.group(1)) / 1024 if rss else float("nan"),
+        "tree_rss_mb": int(rss.group(2)) / 1024 if rss else float("nan"),
     }
 
 
@@ -208,7 +225,7 @@ def main() -> None:
     write_jsonl(edited, input_path)
     edit = run_build(input_path, work, name)
     peak_rss_mb = max(run["rss_mb"] for run in (cold, warm, edit))
-    worker_rss_mb = max(run["worker_rss_mb"] for run in (cold, warm, edit))
+    tree_rss_mb = max(run["tree_rss_mb"] for run in (cold, warm, edit))
     naive_per_paper = None if arguments.skip_naive else measure_naive(papers, arguments.naive_sample)
     facts = site_facts(work / "site")
 
@@ -238,8 +255,8 @@ def main() -> None:
         print(f"{run}: {result['embedded']} texts embedded, {result['docs_written']} docs files written; "
               + "; ".join(result["notes"]))  # fmt: skip
     print(
-        f"peak RSS of a build plus its map worker: {peak_rss_mb:.0f} MB (target <= 2048; "
-        f"the worker's own peak {worker_rss_mb:.0f} MB)"
+        f"peak RSS of a build process: {peak_rss_mb:.0f} MB (target <= 2048); with its map worker, "
+        f"sampled every 0.25 s: {tree_rss_mb:.0f} MB"
     )
     print(
         f"site {facts['site_mb']:.1f} MB (target <= 70), {facts['pages']} pages, "
