@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from generator.embed import CachedEmbedder, Embedder
 from generator.fit import DigestFit, FitStore, paper_key
 from generator.keyphrases import canonical, canonical_key
@@ -56,31 +54,29 @@ class PendingDigest:
 
     digest: Digest
     """Its papers' ``map_position`` and its ``map_method`` are set by ``complete``."""
-    map_job: MapJob
-    on_map: Callable[[MapLayout], None]
+    map_job: MapJob | None = None
+    """``None`` once the map is in the digest."""
+    on_map: Callable[[MapLayout], None] | None = None
     """Called once with the finished layout (stores it with the digest's fit)."""
-
-    @classmethod
-    def ready(cls, digest: Digest) -> PendingDigest:
-        """A digest whose map is already laid out (a stored analysis)."""
-        positions = np.array([paper.map_position or (0.5, 0.5) for paper in digest.papers]).reshape(-1, 2)
-        return cls(digest, MapJob(MapLayout(positions, digest.map_method or "PCA")), lambda layout: None)
 
     @property
     def map_ready(self) -> bool:
-        return self.map_job.done
+        return self.map_job is None or self.map_job.done
 
     def complete(self) -> Digest:
-        if self.digest.map_method is None:
+        if self.map_job is not None:
             layout = self.map_job.result()
             for paper, (x, y) in zip(self.digest.papers, layout.positions, strict=True):
                 paper.map_position = (float(x), float(y))
             self.digest.map_method = layout.method
-            self.on_map(layout)
+            if self.on_map is not None:
+                self.on_map(layout)
+            self.map_job = None
         return self.digest
 
     def cancel(self) -> None:
-        self.map_job.cancel()
+        if self.map_job is not None:
+            self.map_job.cancel()
 
 
 def analyse(

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 
 from generator import source_fingerprint
 from generator.analyse import settle_titles
+from generator.cache_files import replace_file
 from generator.model import AnalysedPaper, Collection, Digest, Keyword, RelatedPaper, Topic
 
 
@@ -74,13 +74,7 @@ class AnalysisCache:
                 for paper in digest.papers
             ],
         }
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(stored, ensure_ascii=False), encoding="utf-8")
-            temporary.replace(self.path)
-        except OSError:
-            pass
+        replace_file(self.path, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
 
 
 def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | None:

@@ -136,7 +136,7 @@ def _analyse_or_reuse(
         )
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
-            return _Analysis(PendingDigest.ready(digest), True, remember)
+            return _Analysis(PendingDigest(digest), True, remember)
     pending = analyse(
         collection,
         embedder,

@@ -13,13 +13,14 @@ another version or model, is fitted afresh too, never trusted.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from generator.cache_files import replace_file
 from generator.related import SpaceFit
 from generator.topics import TopicFit
 
@@ -138,11 +139,6 @@ class FitStore:
             "components": space.components if space.components is not None else np.zeros((0, 0)),
             "centres": fit.topics.centres,
         }
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.stem}.{os.getpid()}.tmp.npz")
-            with open(temporary, "wb") as handle:
-                np.savez(handle, **arrays)
-            temporary.replace(self.path)
-        except OSError:
-            pass
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        replace_file(self.path, buffer.getvalue())

@@ -19,6 +19,7 @@ instead, the two fought over the GIL: t-SNE beside a busy Python loop took 25 s 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from generator.cache_files import replace_file
 from generator.related import one_thread
 
 LAYOUT_VERSION = "tsne-cosine-pca-init-2"
@@ -201,14 +203,9 @@ def _read_cached(path: Path, count: int) -> np.ndarray | None:
 
 
 def _write_cached(path: Path, positions: np.ndarray) -> None:
-    """Best effort: a read-only cache folder costs a recomputation next time, not the build."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npy")
-        np.save(temporary, positions)
-        temporary.replace(path)
-    except OSError:
-        pass
+    buffer = io.BytesIO()
+    np.save(buffer, positions)
+    replace_file(path, buffer.getvalue())
 
 
 PLACEMENT_NEIGHBOURS = 5
@@ -257,9 +254,8 @@ def _run_worker(folder: Path) -> None:
     vectors = np.load(folder / WORKER_INPUT, allow_pickle=False)
     with one_thread():
         positions, method = _fresh_layout(vectors)
-    temporary = folder / f"partial-{WORKER_OUTPUT}"
-    np.savez(temporary, positions=positions, method=np.array(method))
-    temporary.replace(folder / WORKER_OUTPUT)
+    # Read only once this process has exited without an error, so no need to write it atomically.
+    np.savez(folder / WORKER_OUTPUT, positions=positions, method=np.array(method))
 
 
 if __name__ == "__main__":  # the worker MapJob starts

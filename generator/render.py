@@ -241,17 +241,12 @@ class PageRenderer:
     def site_href(self, link: str, page: str) -> str:
         """The URL of the Markdown link ``link`` (a docs path relative to the page ``page``, maybe with
         a fragment) relative to the page's own URL, as MkDocs writes it."""
+        from mkdocs.utils import get_relative_url
+
         target, hash_mark, fragment = link.partition("#")
         url = self.site_path(posixpath.normpath(posixpath.join(posixpath.dirname(page), target)))
-        here = [part for part in self.site_path(page).split("/")[:-1] if part]
-        there = [part for part in url.split("/") if part]
-        common = 0
-        while common < min(len(here), len(there)) and here[common] == there[common]:
-            common += 1
-        relative = "/".join([".."] * (len(here) - common) + there[common:]) or "."
-        if url.endswith("/") or not url:
-            relative += "/"
-        return relative + hash_mark + fragment
+        # MkDocs names the site's root "./", where ``site_path`` gives "".
+        return get_relative_url(url or "./", self.site_path(page) or "./") + hash_mark + fragment
 
     def render(self, digest: Digest) -> dict[str, str]:
         """Every file: the pages and the data files."""

@@ -103,6 +103,13 @@ class StagedOutput:
             tempfile.mkdtemp(prefix=f".{self.docs_dir.name}.staging-", dir=self.docs_dir.parent)
         )
         self.staged_site: Path | None = None
+        # What ``write_docs`` staged, so ``replace_docs`` can report on the whole again.
+        self._digests: dict[str, bytes] = {}
+        """sha256 of each staged docs file."""
+        self._changed: set[str] = set()
+        """Staged files that differ from the current docs."""
+        self._removed = 0
+        self._removed_files: tuple[str, ...] = ()
         if self.site_dir is not None:
             self.site_dir.parent.mkdir(parents=True, exist_ok=True)
             self.staged_site = Path(
@@ -133,8 +140,8 @@ class StagedOutput:
                 if file.is_file() and relative not in generated and relative not in wanted:
                     wanted[relative] = file.read_bytes()
 
-        self._digests: dict[str, bytes] = {}
-        self._changed: set[str] = set()
+        self._digests.clear()
+        self._changed.clear()
         for relative, content in sorted(wanted.items()):
             self._stage_doc(relative, content)
         manifest = {"name": digest_name, "files": sorted(files)}
