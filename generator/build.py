@@ -48,9 +48,10 @@ class BuildResult:
     """The papers, settings and code were as in the last build, so its analysis was used as it was."""
 
 
-def open_embedder(settings: Settings, model: str | None = None) -> CachedEmbedder:
+def open_embedder(settings: Settings) -> CachedEmbedder:
     cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_FILE)
-    return CachedEmbedder(SentenceTransformerEmbedder(model or settings.model), cache)
+    backend = SentenceTransformerEmbedder(settings.model, precision=settings.precision)
+    return CachedEmbedder(backend, cache)
 
 
 def build_digest(

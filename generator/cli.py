@@ -11,6 +11,7 @@ from pathlib import Path
 from generator import __version__
 from generator.build import BuildRequest, build_digest
 from generator.config import Settings, load_settings
+from generator.embed import PRECISIONS
 from generator.errors import DigestError
 from generator.progress import Reporter
 
@@ -45,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.add_argument(
             "--model", help="sentence-transformers model for embeddings (default: all-MiniLM-L6-v2)"
+        )
+        command.add_argument(
+            "--precision",
+            choices=PRECISIONS,
+            help="arithmetic for embeddings (default: auto, bfloat16 where the CPU has it natively, "
+            "else float32)",
         )
         command.add_argument(
             "--cache-dir", type=Path, help="embedding cache folder (default: .cache/paper-digest)"
@@ -116,6 +123,8 @@ def _settings(arguments: argparse.Namespace) -> Settings:
     settings = replace(settings, mkdocs_config=config_file)
     if arguments.model:
         settings = replace(settings, model=arguments.model)
+    if arguments.precision:
+        settings = replace(settings, precision=arguments.precision)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
     return settings

@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from generator.embed import DEFAULT_MODEL
+from generator.embed import DEFAULT_MODEL, PRECISIONS
 from generator.errors import DigestError
 
 
@@ -17,6 +17,7 @@ class Settings:
     templates: Path = Path("site_templates")
     cache_dir: Path = Path(".cache/paper-digest")
     model: str = DEFAULT_MODEL
+    precision: str = "auto"
     keywords_per_paper: int = 5
     related_per_paper: int = 5
     papers_per_list_page: int = 100
@@ -57,6 +58,10 @@ def load_settings(project_root: Path) -> Settings:
         elif name in _INT_FIELDS:
             if not isinstance(value, int) or value < 1:
                 raise DigestError(f"{pyproject}: {key!r} must be a positive integer")
+            values[name] = value
+        elif name == "precision":
+            if value not in PRECISIONS:
+                raise DigestError(f"{pyproject}: 'precision' must be one of {', '.join(PRECISIONS)}")
             values[name] = value
         else:
             values[name] = str(value)
