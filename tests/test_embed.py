@@ -1,4 +1,4 @@
-"""The embedding backend's precision: how ``auto`` is decided, how it is configured, what it costs."""
+"""The embedding backend: batches by token count, and its precision (auto, float32, bfloat16)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,40 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.config import load_settings
 from generator.embed import (
+    BATCH_TOKENS,
     EmbeddingCache,
     SentenceTransformerEmbedder,
     cpu_has_native_bfloat16,
     resolve_precision,
+    token_batches,
 )
 from generator.errors import DigestError
 from tests.conftest import SAMPLE_ABSTRACTS
+
+
+@given(st.lists(st.integers(1, 256), max_size=2000), st.sampled_from([1, 8, 64]))
+def test_token_batches_cover_every_text_once_shortest_first(lengths: list[int], batch_size: int) -> None:
+    batches = token_batches(lengths, batch_size)
+    flat = [index for batch in batches for index in batch]
+    assert sorted(flat) == list(range(len(lengths)))
+    assert [lengths[i] for i in flat] == sorted(lengths)
+    for batch in batches[:-1]:  # only the last batch may hold fewer than batch_size
+        longest = max(lengths[i] for i in batch)
+        assert batch_size <= len(batch) <= 4 * batch_size
+        assert len(batch) == batch_size or len(batch) * longest <= BATCH_TOKENS
+
+
+def test_short_texts_share_bigger_batches() -> None:
+    phrases = token_batches([4] * 1000, 64)
+    abstracts = token_batches([256] * 1000, 64)
+    assert [len(b) for b in phrases] == [256, 256, 256, 232]
+    assert {len(b) for b in abstracts[:-1]} == {64}
+
 
 _CPUINFO = "processor\t: {n}\nmodel name\t: Some CPU\nflags\t\t: fpu sse2 avx2 {extra}\n\n"
 
