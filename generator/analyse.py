@@ -14,7 +14,7 @@ from generator.keywords import find_candidates, rank_keywords
 from generator.layout import MapJob, MapLayout, place_on_map, start_map_layout
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter
-from generator.related import apply_space, fit_space, related_papers
+from generator.related import apply_space, count_phrases, fit_space, related_papers
 from generator.text import derive_title, paper_slug, strip_markup, unique_titles
 from generator.topics import assign_topics, fit_topics
 
@@ -118,12 +118,13 @@ def analyse(
         fit = None
 
     with reporter.stage("related papers"):
-        space_fit = fit.space if fit is not None else fit_space(texts, vectors)
-        space = apply_space(space_fit, texts, vectors)
+        counts = count_phrases(texts)
+        space_fit = fit.space if fit is not None else fit_space(counts, vectors)
+        space = apply_space(space_fit, counts, vectors)
         related = related_papers(space, keywords, related_per_paper)
 
     with reporter.stage("topics"):
-        topic_fit = fit.topics if fit is not None else fit_topics(texts, space.vectors)
+        topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)
         topics = assign_topics(topic_fit, space.vectors)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 

@@ -134,28 +134,47 @@ def one_thread() -> threadpool_limits:
     return threadpool_limits(limits=1)
 
 
-def _phrase_counts(
-    texts: Sequence[str], vocabulary: Sequence[str] | None = None
-) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Phrase counts per text: over the digest's own phrases (kept by document frequency) when
-    ``vocabulary`` is ``None``, else over exactly those phrases. Raises ValueError when none is left."""
-    if vocabulary is not None:
-        vectorizer = CountVectorizer(
-            analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS),
-            vocabulary={term: column for column, term in enumerate(vocabulary)},
-            dtype=np.float32,
+@dataclass(frozen=True)
+class PhraseCounts:
+    """How often each text uses each of its ``phrases``: counted once per build, for the
+    related-papers space and the topic labels alike (counting them was a tenth of the analysis)."""
+
+    matrix: sp.csr_matrix
+    """One row per text, one float32 column per term."""
+    terms: np.ndarray
+    """The digest's phrases, sorted."""
+
+    def common(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Only the phrases that can relate two papers: in a large digest (500+ texts) used by two
+        or more, and in any of 20+ texts used by at most half. Empty when none is left."""
+        texts = self.matrix.shape[0]
+        document_frequency = np.bincount(self.matrix.indices, minlength=len(self.terms))
+        least = 2 if texts >= 500 else 1  # in a small digest the cut would leave nothing
+        most = 0.5 * texts if texts >= 20 else texts
+        kept = np.flatnonzero((document_frequency >= least) & (document_frequency <= most))
+        return self.matrix[:, kept], self.terms[kept]
+
+    def over(self, vocabulary: np.ndarray) -> sp.csr_matrix:
+        """The counts of exactly these phrases, in this order (zero for phrases these texts lack)."""
+        if not len(self.terms):
+            return sp.csr_matrix((self.matrix.shape[0], len(vocabulary)), dtype=np.float32)
+        position = np.minimum(np.searchsorted(self.terms, vocabulary), len(self.terms) - 1)
+        found = np.flatnonzero(self.terms[position] == vocabulary)
+        select = sp.csr_matrix(
+            (np.ones(len(found), dtype=np.float32), (position[found], found)),
+            shape=(len(self.terms), len(vocabulary)),
         )
-        return vectorizer.transform(texts).tocsr(), np.asarray(vocabulary)
-    large = len(texts) >= 500
-    vectorizer = CountVectorizer(
-        analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS),
-        # A phrase in one paper of a large digest cannot relate two papers; in a small one the
-        # common-phrase cut would leave nothing.
-        min_df=2 if large else 1,
-        max_df=0.5 if len(texts) >= 20 else 1.0,
-        dtype=np.float32,
-    )
-    return vectorizer.fit_transform(texts).tocsr(), vectorizer.get_feature_names_out()
+        return (self.matrix @ select).tocsr()
+
+
+def count_phrases(texts: Sequence[str]) -> PhraseCounts:
+    """Every 1-to-``LEXICAL_MAX_WORDS``-word phrase of each text, counted."""
+    vectorizer = CountVectorizer(analyzer=lambda text: phrases(text, LEXICAL_MAX_WORDS), dtype=np.float32)
+    try:
+        matrix = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # not one phrase in any text
+        return PhraseCounts(sp.csr_matrix((len(texts), 0), dtype=np.float32), np.array([], dtype=str))
+    return PhraseCounts(matrix, vectorizer.get_feature_names_out())
 
 
 def _tfidf(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
@@ -169,22 +188,21 @@ def _tfidf(counts: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix(sp.diags(1.0 / norms).astype(np.float32) @ weighted)
 
 
-def _fit_idf(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix | None]:
-    """The digest's phrases, their idf and the texts' phrase counts (``None`` when no phrase is left)."""
-    try:
-        counts, terms = _phrase_counts(texts)
-    except ValueError:  # no phrase survived (e.g. a digest of one very short abstract)
+def _fit_idf(counts: PhraseCounts) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix | None]:
+    """The digest's common phrases, their idf and the texts' counts of them (``None`` when no phrase
+    is left, e.g. a digest of one very short abstract)."""
+    matrix, terms = counts.common()
+    if not terms.size:
         return np.array([], dtype=str), np.zeros(0, dtype=np.float32), None
-    document_frequency = np.bincount(counts.indices, minlength=len(terms))
-    idf = np.log((1 + len(texts)) / (1 + document_frequency)) + 1.0  # smoothed, as scikit-learn
-    return terms, idf.astype(np.float32), counts
+    document_frequency = np.bincount(matrix.indices, minlength=len(terms))
+    idf = np.log((1 + matrix.shape[0]) / (1 + document_frequency)) + 1.0  # smoothed, as scikit-learn
+    return terms, idf.astype(np.float32), matrix
 
 
-def _lexical_view(texts: Sequence[str], terms: np.ndarray, idf: np.ndarray) -> LexicalView | None:
-    if not terms.size or not texts:
+def _lexical_view(counts: PhraseCounts, terms: np.ndarray, idf: np.ndarray) -> LexicalView | None:
+    if not terms.size or not counts.matrix.shape[0]:
         return None
-    counts, terms = _phrase_counts(texts, [str(term) for term in terms])
-    return LexicalView(matrix=_tfidf(counts, idf), terms=terms)
+    return LexicalView(matrix=_tfidf(counts.over(terms), idf), terms=terms)
 
 
 def _cosine_spread(vectors: np.ndarray, seed: int = 0) -> float:
@@ -222,34 +240,35 @@ class SpaceFit:
         return None if self.mean is None else int(self.mean.shape[0])
 
 
-def fit_space(texts: Sequence[str], embeddings: np.ndarray) -> SpaceFit:
-    """Learn the joint space from these texts and their (L2-normalised) embeddings."""
-    if len(texts) != len(embeddings):
-        raise ValueError(f"{len(texts)} texts but {len(embeddings)} embeddings")
+def fit_space(counts: PhraseCounts, embeddings: np.ndarray) -> SpaceFit:
+    """Learn the joint space from the texts' phrase counts and their (L2-normalised) embeddings."""
+    texts = counts.matrix.shape[0]
+    if texts != len(embeddings):
+        raise ValueError(f"{texts} texts but {len(embeddings)} embeddings")
     with one_thread():
-        terms, idf, counts = _fit_idf(texts)
-        if counts is None or len(texts) < MIN_PAPERS_FOR_JOINT_SPACE:
+        terms, idf, common = _fit_idf(counts)
+        if common is None or texts < MIN_PAPERS_FOR_JOINT_SPACE:
             return SpaceFit(terms=terms, idf=idf, mean=None)
         embeddings = np.asarray(embeddings, dtype=np.float32)
         mean = embeddings.mean(axis=0)
         semantic_spread = _cosine_spread(normalise_rows(embeddings - mean))
-        dimensions = min(LSA_DIMENSIONS, len(terms) - 1, len(texts) - 1)
+        dimensions = min(LSA_DIMENSIONS, len(terms) - 1, texts - 1)
         if dimensions < 1:
             return SpaceFit(terms=terms, idf=idf, mean=mean, semantic_spread=semantic_spread)
-        tfidf = _tfidf(counts, idf)
+        tfidf = _tfidf(common, idf)
         components = TruncatedSVD(dimensions, random_state=0).fit(tfidf).components_.astype(np.float32)
         topical_spread = _cosine_spread(normalise_rows(tfidf @ components.T))
         return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread)
 
 
-def apply_space(fit: SpaceFit, texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
+def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> PaperSpace:
     """The papers in a fitted joint space: the centred embedding and the LSA vector, each scaled to
     the same cosine spread and concatenated, so the dot product of two joint vectors is the mean of
     the two cosines, each in its own units (no tuned mixing knob)."""
-    if len(texts) != len(embeddings):
-        raise ValueError(f"{len(texts)} texts but {len(embeddings)} embeddings")
+    if counts.matrix.shape[0] != len(embeddings):
+        raise ValueError(f"{counts.matrix.shape[0]} texts but {len(embeddings)} embeddings")
     with one_thread():
-        lexical = _lexical_view(texts, fit.terms, fit.idf)
+        lexical = _lexical_view(counts, fit.terms, fit.idf)
         embeddings = np.asarray(embeddings, dtype=np.float32)
         if fit.mean is None:
             vectors = normalise_rows(embeddings)
@@ -263,7 +282,8 @@ def apply_space(fit: SpaceFit, texts: Sequence[str], embeddings: np.ndarray) -> 
 
 def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
     """The joint space fitted to these texts and their (L2-normalised) embeddings; never re-embeds."""
-    return apply_space(fit_space(texts, embeddings), texts, embeddings)
+    counts = count_phrases(texts)
+    return apply_space(fit_space(counts, embeddings), counts, embeddings)
 
 
 def nearest_neighbours(vectors: np.ndarray, count: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
-from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.model import Topic
-from generator.related import one_thread, phrases, same_word
+from generator.related import PhraseCounts, count_phrases, one_thread, same_word
 
 MAX_TOPICS = 40
 PHRASES_PER_LABEL = 3
@@ -58,7 +57,7 @@ class TopicFit:
     labels: tuple[tuple[str, ...], ...]
 
 
-def fit_topics(texts: Sequence[str], vectors: np.ndarray, seed: int = 0) -> TopicFit:
+def fit_topics(counts: PhraseCounts, vectors: np.ndarray, seed: int = 0) -> TopicFit:
     """k-means with about sqrt(N/2) centres, ordered largest topic first, each labelled."""
     count = topic_count(len(vectors))
     with one_thread():
@@ -72,7 +71,7 @@ def fit_topics(texts: Sequence[str], vectors: np.ndarray, seed: int = 0) -> Topi
         # k-means leaves a centre without papers when rows coincide; those are dropped.
         groups = [(c, np.flatnonzero(nearest == c).tolist()) for c in range(len(centres))]
         groups = sorted((g for g in groups if g[1]), key=lambda g: (-len(g[1]), g[1][0]))
-        labels = label_topics(texts, [members for _, members in groups])
+        labels = label_topics(counts, [members for _, members in groups])
     return TopicFit(centres=centres[[c for c, _ in groups]], labels=tuple(labels))
 
 
@@ -131,31 +130,30 @@ def _is_acronym_of(short: str, long: str) -> bool:
 
 
 def topic_phrase_weights(
-    texts: Sequence[str], groups: Sequence[Sequence[int]]
+    counts: PhraseCounts, groups: Sequence[Sequence[int]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """c-TF-IDF: ``(weights, support, phrases)`` with one row per topic and one column per phrase.
 
     weight = tf(phrase, topic) / words(topic) * log(1 + mean words per topic / tf(phrase, digest));
     support = how many of the topic's papers use the phrase.
     """
-    vectorizer = CountVectorizer(analyzer=lambda text: phrases(text, 3))
-    try:
-        counts = vectorizer.fit_transform(texts).tocsr().astype(np.float64)  # papers x phrases
-    except ValueError:  # not one phrase in the whole digest
-        return np.zeros((len(groups), 0)), np.zeros((len(groups), 0)), np.array([], dtype=str)
+    papers = counts.matrix.shape[0]
+    if not counts.terms.size:  # not one phrase in the whole digest
+        return np.zeros((len(groups), 0)), np.zeros((len(groups), 0)), counts.terms
+    phrase_counts = counts.matrix.astype(np.float64)  # papers x phrases
     membership = sp.csr_matrix(
         (
             np.ones(sum(len(g) for g in groups)),
             ([t for t, g in enumerate(groups) for _ in g], [i for g in groups for i in g]),
         ),
-        shape=(len(groups), len(texts)),
+        shape=(len(groups), papers),
     )
-    topic_counts = (membership @ counts).toarray()
-    support = (membership @ (counts > 0).astype(np.float64)).toarray()
+    topic_counts = (membership @ phrase_counts).toarray()
+    support = (membership @ (phrase_counts > 0).astype(np.float64)).toarray()
     words_per_topic = np.maximum(topic_counts.sum(axis=1, keepdims=True), 1.0)
     digest_counts = np.maximum(topic_counts.sum(axis=0, keepdims=True), 1.0)
     weights = topic_counts / words_per_topic * np.log1p(words_per_topic.mean() / digest_counts)
-    return weights, support, vectorizer.get_feature_names_out()
+    return weights, support, counts.terms
 
 
 def fragments(vocabulary: Sequence[str], counts: np.ndarray) -> np.ndarray:
@@ -179,9 +177,9 @@ def _min_support(topic_size: int) -> int:
     return max(1, min(3, math.ceil(topic_size / 10)))
 
 
-def label_topics(texts: Sequence[str], groups: Sequence[Sequence[int]]) -> list[tuple[str, ...]]:
+def label_topics(counts: PhraseCounts, groups: Sequence[Sequence[int]]) -> list[tuple[str, ...]]:
     """Up to three phrases per topic, best first."""
-    weights, support, vocabulary = topic_phrase_weights(texts, groups)
+    weights, support, vocabulary = topic_phrase_weights(counts, groups)
     if not vocabulary.size:
         return [() for _ in groups]
     owner = weights.argmax(axis=0)  # each phrase labels only the topic that uses it most
@@ -236,4 +234,4 @@ def _without_contained(chosen: list[tuple[str, float]]) -> list[tuple[str, float
 
 def find_topics(texts: Sequence[str], vectors: np.ndarray) -> list[Topic]:
     """Topics of the digest, largest first; every paper is in exactly one."""
-    return assign_topics(fit_topics(texts, vectors), vectors)
+    return assign_topics(fit_topics(count_phrases(texts), vectors), vectors)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
 
 from generator import layout, related
 from generator.analyse import analyse
@@ -17,7 +20,15 @@ from generator.config import load_settings
 from generator.layout import map_layout
 from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.related import paper_space, related_papers, same_word, shared_terms
+from generator.related import (
+    LEXICAL_MAX_WORDS,
+    count_phrases,
+    paper_space,
+    phrases,
+    related_papers,
+    same_word,
+    shared_terms,
+)
 from generator.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
 from generator.topics import find_topics, pick_label, topic_count
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
@@ -105,6 +116,42 @@ def test_related_do_not_depend_on_chunking(fake_embedder, monkeypatch: pytest.Mo
     for near, again in zip(whole, chunked, strict=True):
         assert [r.score for r in again] == pytest.approx([r.score for r in near], abs=2e-4)
     assert sum(near == again for near, again in zip(whole, chunked, strict=True)) >= 0.9 * len(whole)
+
+
+_WORDS = ["graph", "neural", "networks", "language", "models", "the", "of", "convex", "loss", "gnns", "."]
+_VOCABULARY = ["graph", "graph neural", "neural networks", "loss", "unseen phrase"]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from(_WORDS), max_size=30).map(" ".join), min_size=1, max_size=40),
+    st.sampled_from([1, 19, 20, 499, 500]),
+    st.lists(st.sampled_from(_VOCABULARY), min_size=1, unique=True),
+)
+def test_phrases_counted_once_match_counting_them_again(
+    distinct: list[str], size: int, vocabulary: list[str]
+) -> None:
+    """The shared counts give what scikit-learn's CountVectorizer gives, with the related-papers
+    space's document-frequency cut (which changes at 20 and at 500 texts) and over a fitted vocabulary."""
+    # Each phrase "own…" is in two texts: the cut keeps it in a digest of 500 texts.
+    texts = [f"{distinct[i % len(distinct)]} own{i // 2}" for i in range(size)]
+    counts = count_phrases(texts)
+
+    def analyzer(text: str) -> list[str]:
+        return phrases(text, LEXICAL_MAX_WORDS)
+
+    common, terms = counts.common()
+    cut = CountVectorizer(
+        analyzer=analyzer, min_df=2 if len(texts) >= 500 else 1, max_df=0.5 if len(texts) >= 20 else 1.0
+    )
+    try:
+        expected = cut.fit_transform(texts)
+    except ValueError:  # nothing survives the cut
+        assert terms.size == 0
+    else:
+        assert terms.tolist() == cut.get_feature_names_out().tolist()
+        assert (common != expected).nnz == 0
+    fixed = CountVectorizer(analyzer=analyzer, vocabulary=vocabulary)
+    assert (counts.over(np.array(vocabulary)) != fixed.transform(texts)).nnz == 0
 
 
 def test_shared_terms_prefer_the_longer_phrase(fake_embedder) -> None:
