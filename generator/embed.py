@@ -159,9 +159,8 @@ class SentenceTransformerEmbedder:
         model = self._load()
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-        ids = model.tokenizer(list(texts), truncation=True)["input_ids"]
         out: np.ndarray | None = None
-        for batch in token_batches([min(len(i), model.max_seq_length) for i in ids], self._batch_size):
+        for batch in token_batches(_token_counts(model, texts), self._batch_size):
             with self._precision_context():
                 vectors = model.encode(
                     [texts[i] for i in batch],
@@ -184,6 +183,16 @@ class SentenceTransformerEmbedder:
         import torch
 
         return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+def _token_counts(model, texts: Sequence[str]) -> list[int]:
+    """How many tokens the model reads of each text (it truncates at ``max_seq_length``)."""
+    try:
+        ids = model.tokenizer(list(texts), truncation=True)["input_ids"]
+    except (AttributeError, TypeError, KeyError):  # a model without a Hugging Face tokenizer
+        return [len(text) // 4 + 2 for text in texts]  # about four characters a token, for ordering only
+    limit = getattr(model, "max_seq_length", None) or max(map(len, ids), default=0)
+    return [min(len(row), limit) for row in ids]
 
 
 class EmbeddingCache:

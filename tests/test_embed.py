@@ -14,6 +14,7 @@ from generator.embed import (
     BATCH_TOKENS,
     EmbeddingCache,
     SentenceTransformerEmbedder,
+    _token_counts,
     cpu_has_native_bfloat16,
     resolve_precision,
     token_batches,
@@ -39,6 +40,19 @@ def test_short_texts_share_bigger_batches() -> None:
     abstracts = token_batches([256] * 1000, 64)
     assert [len(b) for b in phrases] == [256, 256, 256, 232]
     assert {len(b) for b in abstracts[:-1]} == {64}
+
+
+def test_token_counts_stop_where_the_model_truncates() -> None:
+    class WordModel:
+        max_seq_length = 4
+
+        @staticmethod
+        def tokenizer(texts: list[str], truncation: bool) -> dict[str, list[list[int]]]:
+            return {"input_ids": [[0, *range(len(t.split())), 0] for t in texts]}
+
+    assert _token_counts(WordModel(), ["a", "a b c d e f"]) == [3, 4]
+    # A model without a Hugging Face tokenizer is ordered by its texts' lengths.
+    assert _token_counts(object(), ["abcd", "abcdefghijkl"]) == [3, 5]
 
 
 _CPUINFO = "processor\t: {n}\nmodel name\t: Some CPU\nflags\t\t: fpu sse2 avx2 {extra}\n\n"
