@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from generator.config import load_settings
 from generator.embed import (
-    BATCH_TOKENS,
     EmbeddingCache,
     SentenceTransformerEmbedder,
     _token_counts,
@@ -23,23 +22,26 @@ from generator.errors import DigestError
 from tests.conftest import SAMPLE_ABSTRACTS
 
 
-@given(st.lists(st.integers(1, 256), max_size=2000), st.sampled_from([1, 8, 64]))
-def test_token_batches_cover_every_text_once_shortest_first(lengths: list[int], batch_size: int) -> None:
-    batches = token_batches(lengths, batch_size)
+@given(
+    st.lists(st.integers(1, 300), max_size=2000), st.sampled_from([1, 8, 256]), st.sampled_from([64, 8192])
+)
+def test_token_batches_cover_every_text_once_shortest_first(
+    lengths: list[int], max_texts: int, max_tokens: int
+) -> None:
+    batches = token_batches(lengths, max_texts, max_tokens)
     flat = [index for batch in batches for index in batch]
     assert sorted(flat) == list(range(len(lengths)))
     assert [lengths[i] for i in flat] == sorted(lengths)
-    for batch in batches[:-1]:  # only the last batch may hold fewer than batch_size
-        longest = max(lengths[i] for i in batch)
-        assert batch_size <= len(batch) <= 4 * batch_size
-        assert len(batch) == batch_size or len(batch) * longest <= BATCH_TOKENS
+    for batch in batches:
+        assert 1 <= len(batch) <= max_texts
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= max_tokens
 
 
 def test_short_texts_share_bigger_batches() -> None:
-    phrases = token_batches([4] * 1000, 64)
-    abstracts = token_batches([256] * 1000, 64)
+    phrases = token_batches([4] * 1000)
+    abstracts = token_batches([256] * 1000)
     assert [len(b) for b in phrases] == [256, 256, 256, 232]
-    assert {len(b) for b in abstracts[:-1]} == {64}
+    assert {len(b) for b in abstracts[:-1]} == {32}
 
 
 def test_token_counts_stop_where_the_model_truncates() -> None:
@@ -47,7 +49,7 @@ def test_token_counts_stop_where_the_model_truncates() -> None:
         max_seq_length = 4
 
         @staticmethod
-        def tokenizer(texts: list[str], truncation: bool) -> dict[str, list[list[int]]]:
+        def tokenizer(texts: list[str], **options: bool) -> dict[str, list[list[int]]]:
             return {"input_ids": [[0, *range(len(t.split())), 0] for t in texts]}
 
     assert _token_counts(WordModel(), ["a", "a b c d e f"]) == [3, 4]
