@@ -10,6 +10,7 @@ from pathlib import Path
 from generator.embed import CachedEmbedder, Embedder
 from generator.fit import DigestFit, FitStore, paper_key
 from generator.keyphrases import canonical, canonical_key
+from generator.keyphrases.store import CANDIDATES_FILE, CandidateStore
 from generator.keywords import find_candidates, rank_keywords
 from generator.layout import MapJob, MapLayout, place_on_map, start_map_layout
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
@@ -99,20 +100,21 @@ def analyse(
     with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
         vectors = embedder.embed(texts, advance)
 
+    if cache_dir is None and isinstance(embedder, CachedEmbedder):
+        cache_dir = embedder.cache.path.parent
     with reporter.stage("keyword candidates", total=len(texts), unit="papers") as advance:
         candidates = find_candidates(
             [entry.paper.abstract for entry in entries],
             [None if entry.title_was_derived else entry.title for entry in entries],
             keywords_per_paper,
+            CandidateStore(cache_dir / CANDIDATES_FILE) if cache_dir is not None else None,
         )
         advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
         keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
 
-    if cache_dir is None and isinstance(embedder, CachedEmbedder):
-        cache_dir = embedder.cache.path.parent
-    store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
-    fit = None if refit or store is None else store.load()
+    fit_store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
+    fit = None if refit or fit_store is None else fit_store.load()
     if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
         reporter.info(f"analysis fit: {fit.changed_papers(keys)} papers changed since it was made; refitting")
         fit = None
@@ -138,8 +140,8 @@ def analyse(
         reporter.info(f"analysis fit: reused ({changed} papers new, edited or removed since it was made)")
 
     def on_map(layout: MapLayout) -> None:
-        if fit is None and store is not None:
-            store.save(
+        if fit is None and fit_store is not None:
+            fit_store.save(
                 DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
             )
         if fit is not None:

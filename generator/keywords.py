@@ -25,6 +25,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.embed import Embedder
 from generator.keyphrases import Candidate, abstract_candidates, corpus_spellings
+from generator.keyphrases.store import CandidateStore
 from generator.model import Keyword
 from generator.progress import Advance
 
@@ -59,9 +60,15 @@ class Candidates:
     """Keys of the phrases worth embedding, in a fixed order."""
 
 
-def find_candidates(abstracts: Sequence[str], titles: Sequence[str | None], top_n: int) -> Candidates:
-    """Candidates of every paper and the digest-wide statistics; cheap (no model)."""
-    per_paper = [abstract_candidates(a, t) for a, t in zip(abstracts, titles, strict=True)]
+def find_candidates(
+    abstracts: Sequence[str], titles: Sequence[str | None], top_n: int, store: CandidateStore | None = None
+) -> Candidates:
+    """Candidates of every paper and the digest-wide statistics; cheap (no model). ``store`` keeps
+    each abstract's candidates between builds."""
+    if store is not None:
+        per_paper = store.candidates(abstracts, titles)
+    else:
+        per_paper = [abstract_candidates(a, t) for a, t in zip(abstracts, titles, strict=True)]
     papers_using: Counter[str] = Counter()
     for candidates in per_paper:
         papers_using.update(candidates.keys())

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from generator.embed import CachedEmbedder, EmbeddingCache
 from generator.keyphrases import abstract_candidates, canonical, canonical_key
 from generator.keyphrases.candidates import _span_key
 from generator.keyphrases.canonical import key_parts
+from generator.keyphrases.store import CandidateStore
 from generator.keywords import find_candidates, rank_keywords
 from generator.model import Keyword, Paper, SourceLocation
 from generator.related import find_related
@@ -129,3 +131,41 @@ def test_titles_unique_and_slugs_independent_of_neighbours() -> None:
     assert {e.paper.id: e.slug for e in together if e.paper.id != "twin"} == alone
     titles = [e.title for e in together]
     assert len(set(titles)) == len(titles)
+
+
+def test_candidate_store_extracts_only_new_or_edited_abstracts(tmp_path: Path) -> None:
+    path = tmp_path / "candidates.json"
+    abstracts = list(SAMPLE_ABSTRACTS)
+    titles: list[str | None] = [None] * len(abstracts)
+    titles[1] = "Oversmoothing in Deep Graph Neural Networks"
+    expected = [abstract_candidates(a, t) for a, t in zip(abstracts, titles, strict=True)]
+
+    store = CandidateStore(path)
+    assert store.candidates(abstracts, titles) == expected
+    assert store.extracted == len(abstracts)
+    assert CandidateStore(path).candidates(abstracts, titles) == expected
+    again = CandidateStore(path)
+    assert again.candidates(abstracts, titles) == expected and again.extracted == 0
+
+    abstracts[1] += " We also release code."
+    edited = CandidateStore(path)
+    assert edited.candidates(abstracts, titles)[1] == abstract_candidates(abstracts[1], titles[1])
+    assert edited.extracted == 1
+
+
+def test_candidate_store_never_trusts_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "candidates.json"
+    abstracts, titles = list(SAMPLE_ABSTRACTS), [None] * len(SAMPLE_ABSTRACTS)
+    expected = [abstract_candidates(a) for a in abstracts]
+    CandidateStore(path).candidates(abstracts, titles)
+    stored = json.loads(path.read_text())
+
+    stored["abstracts"][next(iter(stored["abstracts"]))][0][2] = "three"  # a count that is not a number
+    path.write_text(json.dumps(stored))
+    store = CandidateStore(path)
+    assert store.candidates(abstracts, titles) == expected and store.extracted == 1
+
+    for content in ("not json", json.dumps({**stored, "code": "other code"}), "[]"):
+        path.write_text(content)
+        store = CandidateStore(path)
+        assert store.candidates(abstracts, titles) == expected and store.extracted == len(abstracts)
