@@ -15,6 +15,7 @@ from generator.embed import (
     SentenceTransformerEmbedder,
     _token_counts,
     cpu_has_native_bfloat16,
+    freed_memory_releaser,
     resolve_precision,
     token_batches,
 )
@@ -110,3 +111,9 @@ def test_bfloat16_vectors_match_float32() -> None:
     cosines = (exact * fast).sum(axis=1)
     assert cosines.min() > 0.999
     assert not np.array_equal(exact, fast)  # the second run really used another arithmetic
+
+
+def test_freed_memory_releaser_is_safe_to_call() -> None:
+    release = freed_memory_releaser()
+    release()
+    release()
