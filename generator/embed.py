@@ -162,8 +162,9 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
         out: np.ndarray | None = None
-        for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
-            with self._precision_context():
+        # One autocast region for all batches: it casts the weights to bfloat16 once, not per batch.
+        with self._precision_context():
+            for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
                 vectors = model.encode(
                     [texts[i] for i in batch],
                     batch_size=len(batch),
@@ -171,13 +172,13 @@ class SentenceTransformerEmbedder:
                     convert_to_numpy=True,
                     normalize_embeddings=True,
                 )
-            if number % RELEASE_EVERY_BATCHES == 0:
-                self._release_freed_memory()
-            if out is None:
-                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
-            out[batch] = vectors
-            if progress:
-                progress(len(batch))
+                if out is None:
+                    out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+                out[batch] = vectors
+                if number % RELEASE_EVERY_BATCHES == 0:
+                    self._release_freed_memory()
+                if progress:
+                    progress(len(batch))
         assert out is not None
         return out
 
