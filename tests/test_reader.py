@@ -267,6 +267,11 @@ def test_search_text_shows_formulas_as_plain_text() -> None:
     shaped = readable_search_entry(entry)
     assert shaped == {"location": "papers/x/", "title": "delta-nets", "text": "<p>A delta-net.</p>"}
     assert readable_search_entry(shaped) == shaped
+    # A paper's authors line is joined to its abstract, so a result shows them with any match.
+    paper = {"text": "<p> Authors: A, B Venue: X </p> <p>The abstract.</p> <p>Keywords: k</p>"}
+    joined = readable_search_entry(paper)["text"]
+    assert joined == "<p> Authors: A, B Venue: X ¶ The abstract.</p> <p>Keywords: k</p>"
+    assert readable_search_entry({"text": joined})["text"] == joined
 
 
 @settings(max_examples=200, deadline=None)

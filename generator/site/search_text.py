@@ -55,13 +55,23 @@ def readable_math(text: str) -> str:
     return _INDEXED_MATH.sub(lambda m: readable_tex(m.group(1) or m.group(2) or ""), text)
 
 
+_PAPER_META = re.compile(r"^(<p>\s*(?:Authors|Venue|Link): (?:(?!</p>|¶).)*?)\s*</p>\s*<p>", re.S)
+"""A paper page's first paragraph (authors, venue, link) and the opening of the next (the abstract)."""
+
+
 def readable_search_entry(entry: dict[str, Any]) -> dict[str, Any]:
     """A search index entry with its title and text readable; the same entry when it holds no TeX
-    (so applying it twice changes nothing)."""
+    (so applying it twice changes nothing).
+
+    A paper's authors, venue and link are joined to its abstract with " ¶ ": Material shows only the
+    paragraphs of a result that hold a match, and a result should name its authors
+    (javascripts/reader.js shows them on a line of their own)."""
     shaped = dict(entry)
     text = entry.get("text")
     if isinstance(text, str) and "\\" in text:
-        shaped["text"] = readable_math(text)
+        text = shaped["text"] = readable_math(text)
+    if isinstance(text, str):
+        shaped["text"] = _PAPER_META.sub(r"\1 ¶ ", text, count=1)
     title = entry.get("title")
     if isinstance(title, str) and "\\" in title:
         shaped["title"] = readable_tex(readable_math(title))

@@ -541,24 +541,35 @@
     article.dataset.paperShortened = "1";
     const paragraphs = [...article.querySelectorAll(":scope > p:not(.md-search-result__terms)")];
     if (!paragraphs.length) return;
+    // A paper's authors, venue and link open its first paragraph, up to a "¶" (the site's hook
+    // joins them to the abstract in the index, so that Material shows them with every match).
+    const META = /^\s*(Authors|Venue|Link): /;
+    const first = paragraphs[0];
+    const firstText = first.textContent;
     let authors = null;
-    const first = paragraphs[0].textContent;
-    const meta = first.match(/^Authors: (.*?)(?= Venue: | Link: |$)/);
-    if (meta || /^(Venue|Link): /.test(first)) {
-      authors = meta ? meta[1] : null;
-      paragraphs.shift().remove();
+    let cut = 0;
+    if (META.test(firstText)) {
+      const end = firstText.indexOf(" ¶ ");
+      const meta = (end >= 0 ? firstText.slice(0, end) : firstText).replace(/\s+/g, " ").trim();
+      const named = meta.match(/^Authors: (.*?)(?= Venue: | Link: |$)/);
+      authors = named ? named[1] : null;
+      if (end >= 0) cut = end + 3;
+      else paragraphs.shift().remove();
     }
-    // The text as pieces, each highlighted or not.
+    if (!paragraphs.length) return;
+    // The excerpt comes from the paragraph with the first highlighted word (the abstract, or the
+    // keywords), as pieces of text, each highlighted or not.
+    const source = paragraphs.find((p) => p.querySelector("mark")) || paragraphs[0];
     const pieces = [];
-    for (const paragraph of paragraphs) {
-      const walker = document.createTreeWalker(paragraph, NodeFilter.SHOW_TEXT);
-      while (walker.nextNode()) {
-        const node = walker.currentNode;
-        pieces.push({ text: node.textContent, mark: Boolean(node.parentElement.closest("mark")) });
-      }
-      pieces.push({ text: " ", mark: false });
-      paragraph.remove();
+    let skip = source === first ? cut : 0;
+    const walker = document.createTreeWalker(source, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      const text = node.textContent.slice(Math.min(skip, node.textContent.length));
+      skip = Math.max(0, skip - node.textContent.length);
+      if (text) pieces.push({ text, mark: Boolean(node.parentElement.closest("mark")) });
     }
+    paragraphs.forEach((paragraph) => paragraph.remove());
     const whole = pieces.map((p) => p.text).join("");
     let offset = 0;
     let hit = -1;
