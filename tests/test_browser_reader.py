@@ -182,7 +182,15 @@ def _shoot(page: Page, name: str, keep: bool = False) -> None:
 
 
 def _fits_the_screen(page: Page) -> bool:
-    return page.evaluate("document.scrollingElement.scrollWidth <= innerWidth + 1")
+    """Nothing makes the page scroll sideways (what sticks out is named in the failure)."""
+    wider = page.evaluate(
+        """() => document.scrollingElement.scrollWidth <= innerWidth + 1 ? [] :
+            [...document.querySelectorAll('article *, .md-search-result *')]
+              .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+              .slice(0, 5).map(e => e.outerHTML.slice(0, 100))"""
+    )
+    assert wider == [], wider
+    return True
 
 
 def _no_markup_from_input(page: Page, where: str) -> None:

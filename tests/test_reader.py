@@ -250,8 +250,11 @@ def test_explore_data_holds_every_paper_compactly(fake_embedder) -> None:
         assert year == paper.entry.paper.year and data["venues"][venue] == paper.entry.paper.venue
         assert topic == (-1 if paper.topic is None else paper.topic)
     page = files[f"papers/{digest.papers[1].entry.slug}.md"]
-    assert 'href="../../explore/?author=Ann"' in page and 'href="../../explore/?author=Bob"' in page
-    assert '<div class="copy paper-bibtex"><pre><code>@inproceedings{' in page
+    assert '<p class="paper-meta" data-explore="../../explore/">' in page
+    assert "<span data-author>Ann</span>, <span data-author>Bob</span>" in page
+    assert re.search(
+        r'<div class="copy paper-bibtex" data-search-exclude>\s*<p>.*</p>\s*<pre><code>@inproceedings{', page
+    )
 
 
 # Search index

@@ -193,8 +193,8 @@ def test_venue_line_says_the_year_once(
     page = PageRenderer().render(digest)[f"papers/{digest.papers[0].entry.slug}.md"]
     (line,) = [line for line in page.splitlines() if line.startswith("<strong>Venue:</strong>")]
     assert re.sub(r"<[^>]+>", "", line).strip() == f"Venue: {shown}"
-    # Venue and year each open Explore filtered by them.
-    assert ("explore/?venue=" in line) == bool(venue)
+    # Venue and year each become a link to Explore filtered by them (reader.js makes it).
+    assert ("<span data-venue>" in line) == bool(venue)
 
 
 def test_a_tilde_reads_as_written() -> None:

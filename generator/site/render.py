@@ -287,24 +287,22 @@ class PageRenderer:
         for index, paper in enumerate(digest.papers):
             path = paper_paths[index]
             source = paper.entry.paper
+            # Names, venue, year and keywords without a page of their own link to Explore filtered
+            # by them: reader.js makes the links from this address (see paper.md.j2).
             explore = self.site_href(_relative(EXPLORE_PAGE, PAPERS_DIR) or EXPLORE_PAGE, path)
 
-            def keyword_link(text: str, path: str = path, explore: str = explore) -> dict[str, str]:
-                # A keyword with a page of its own links there; one no other paper has, to Explore.
+            def keyword_link(text: str, path: str = path) -> dict[str, str | None]:
                 page = keyword_pages.get(text)
                 return {
                     "text": text,
-                    "href": self.site_href(_relative(page, PAPERS_DIR) or page, path)
-                    if page
-                    else _query(explore, keyword=text),
+                    "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
                 }
 
             files[path] = self._template("paper.md.j2").render(
                 digest=digest,
                 paper=_paper_view(paper),
-                authors=[{"name": name, "href": _query(explore, author=name)} for name in source.authors],
-                venue_href=_query(explore, venue=source.venue) if source.venue else None,
-                year_href=_query(explore, year=str(source.year)) if source.year else None,
+                authors=list(source.authors),
+                explore=explore,
                 bibtex=bibtex_entry(source, paper.entry.title),
                 citation=citation_meta(paper),
                 keywords=[keyword_link(k.text) for k in paper.keywords],
@@ -591,12 +589,6 @@ def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
         pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", source.url or "", re.I)
         tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", source.url or ""])
     return tags
-
-
-def _query(page: str, **values: str) -> str:
-    from urllib.parse import urlencode
-
-    return f"{page}?{urlencode(values)}"
 
 
 def _paper_paths(digest: Digest) -> list[str]:

@@ -187,7 +187,7 @@
   // --- Explore ------------------------------------------------------------------------------
 
   const FILTERS = ["topic", "keyword", "author", "venue", "year"];
-  const PAGE = 100;
+  const PAGE = 50;
 
   function setUpExplore(container) {
     if (container.dataset.ready) return;
@@ -276,7 +276,6 @@
 
     let matches = [];
     let shown = 0;
-    const byTitle = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 
     // The filter values as the URL keeps them: names, not positions, so a shared link stays readable.
     function readState() {
@@ -319,13 +318,31 @@
       }
     }
 
+    // Each order is computed once, the first time it is asked for; a filter then keeps the papers of
+    // the order that match, so no redraw sorts.
+    const orders = { "": papers };
+    function ordered(sort) {
+      if (!orders[sort]) {
+        const key = (p) => p.title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+        const keys = papers.map(key);
+        const compare = {
+          title: (a, b) => (keys[a.position] < keys[b.position] ? -1 : keys[a.position] > keys[b.position] ? 1 : 0),
+          year: (a, b) => (b.year || 0) - (a.year || 0) || a.position - b.position,
+          "-year": (a, b) => (a.year || 1e9) - (b.year || 1e9) || a.position - b.position,
+        }[sort];
+        if (!compare) return papers;
+        orders[sort] = [...papers].sort(compare);
+      }
+      return orders[sort];
+    }
+
     function matching(state) {
       const topic = state.topic ? data.topics.indexOf(state.topic) : null;
       const venue = state.venue ? data.venues.indexOf(state.venue) : null;
       const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
       const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
       const year = state.year ? Number(state.year) : null;
-      const found = papers.filter(
+      return ordered(state.sort).filter(
         (p) =>
           (topic === null || p.topic === topic) &&
           (venue === null || p.venue === venue) &&
@@ -333,10 +350,6 @@
           (keyword === null || p.keywordIds.includes(keyword)) &&
           (author === null || p.authorIds.includes(author)),
       );
-      if (state.sort === "title") found.sort((a, b) => byTitle.compare(a.title, b.title));
-      else if (state.sort === "year") found.sort((a, b) => (b.year || 0) - (a.year || 0) || a.position - b.position);
-      else if (state.sort === "-year") found.sort((a, b) => (a.year || 1e9) - (b.year || 1e9) || a.position - b.position);
-      return found;
     }
 
     function showMore() {
@@ -614,11 +627,34 @@
     shortenAll();
   }
 
+  // --- links to Explore on a paper page ------------------------------------------------------
+
+  // A paper page names its authors, venue, year and its keywords without a page of their own in
+  // spans; each becomes a link to Explore filtered by it.
+  const FILTER_SPANS = ["author", "venue", "year", "keyword"];
+  function linkToExplore(article) {
+    for (const holder of article.querySelectorAll("[data-explore]")) {
+      const explore = new URL(holder.dataset.explore, location.href);
+      for (const name of FILTER_SPANS) {
+        for (const span of holder.querySelectorAll(`span[data-${name}]`)) {
+          const target = new URL(explore);
+          target.search = new URLSearchParams({ [name]: span.textContent }).toString();
+          const link = element("a", null, span.textContent);
+          link.href = target.href;
+          span.replaceWith(link);
+        }
+      }
+    }
+  }
+
   // --- every page -----------------------------------------------------------------------------
 
   function setUpPage() {
     const article = document.querySelector("article.md-content__inner");
-    if (article) addStars(article);
+    if (article) {
+      linkToExplore(article);
+      addStars(article);
+    }
     document.querySelectorAll(".paper-explore").forEach(setUpExplore);
     document.querySelectorAll(".paper-saved").forEach(setUpSaved);
     watchSearchResults();
