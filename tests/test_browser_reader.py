@@ -213,7 +213,7 @@ def _no_markup_from_input(page: Page, where: str) -> None:
 def test_bibtex_copies_and_parses_and_scholar_reads_the_meta_tags(tab: Tab, sites: Sites) -> None:
     page, site = tab.page, sites.repo
     inputs = {p.id: p for p in read_collection([sites.repo.root.parent.parent / "reader.jsonl"]).papers}
-    for paper_id in ("reader-0", "reader-4", "reader-6", "script"):
+    for paper_id in ("script", "reader-4", "reader-6", "reader-0"):
         record = site.record(paper_id)
         paper = inputs[paper_id]
         page.goto(site.url + record["url"])

@@ -70,7 +70,7 @@ def bibtex_key(paper: Paper, title: str | None = None) -> str:
     words = [_ascii_word(w) for w in re.findall(r"[^\W\d_]+", _without_math(title or paper.title or ""))]
     first = next((w for w in words if w and w not in _KEY_STOPWORDS), next((w for w in words if w), ""))
     suffix = hashlib.sha256(paper.id.encode("utf-8")).hexdigest()[:4]
-    return f"{surname or 'anonymous'}{paper.year or ''}{first}{suffix}"
+    return f"{(surname or 'anonymous')[:20]}{paper.year or ''}{first[:20]}{suffix}"
 
 
 def bibtex_entry(paper: Paper, title: str | None = None, url: str | None = None) -> str:
