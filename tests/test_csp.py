@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import material
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -97,6 +98,7 @@ def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path,
     """Through MkDocs and the hook: a page whose Markdown let a script through is built with a
     policy that leaves it out, and the build says so (with ``strict: true`` the build stops)."""
     from mkdocs.commands.build import build
+    from mkdocs.exceptions import Abort
 
     from generator.site.mkdocs_config import load_digest_config
 
@@ -116,3 +118,10 @@ def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path,
     not_found = (tmp_path / "site" / "404.html").read_text(encoding="utf-8")
     assert 'http-equiv="Content-Security-Policy"' in not_found
     assert os.path.getsize(tmp_path / "site" / "sitemap.xml") > 0
+
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: true\ntheme:\n  name: material\n")
+    config = load_digest_config(
+        tmp_path / "mkdocs.yml", docs_dir=str(docs), site_dir=str(tmp_path / "strict"), nav=["index.md"]
+    )
+    with pytest.raises(Abort, match="strict"):
+        build(config)
