@@ -81,6 +81,13 @@ def test_the_policy_comes_first_in_head_after_the_charset() -> None:
     assert with_policy("<p>no head</p>", theme_scripts([])).html == "<p>no head</p>"
 
 
+def test_the_preview_server_lets_its_live_reload_script_run() -> None:
+    # `paper-digest serve` (MkDocs' live reload) writes a script into each page it serves.
+    result = with_policy(page("<p>x</p>"), theme_scripts([MATERIAL_TEMPLATES]), live_reload=True)
+    assert "script-src 'self' 'unsafe-inline';" in result.policy and "sha256" not in result.policy
+    assert result.refused == ()
+
+
 @given(st.text(max_size=200).filter(lambda t: "</script" not in t.lower()))
 def test_a_script_from_the_input_is_never_allowed(text: str) -> None:
     theme = theme_scripts([MATERIAL_TEMPLATES])

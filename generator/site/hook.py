@@ -45,6 +45,10 @@ def on_page_content(content, page, config, files):
 
 log = get_plugin_logger("paper-digest")
 
+LIVE_RELOAD = "paper_digest_live_reload"
+"""Set under ``extra`` by ``paper-digest serve``: its pages get the live-reload script MkDocs writes
+into each page it serves, which the published policy would refuse (``generator.site.csp``)."""
+
 
 def on_post_page(output, page, config):
     return _finished_page(output, page.file.src_uri, config)
@@ -58,7 +62,8 @@ def on_post_template(output, template_name, config):
 def _finished_page(output: str, name: str, config) -> str:
     # Without its templates' indentation: the same page, a sixth smaller. Then the policy, hashing
     # the inline scripts as they are written (minifying leaves scripts as they are).
-    page = with_policy(minify_html(output), theme_scripts(config["theme"].dirs))
+    live_reload = (config.get("extra") or {}).get(LIVE_RELOAD) is True
+    page = with_policy(minify_html(output), theme_scripts(config["theme"].dirs), live_reload=live_reload)
     for script in page.refused:
         log.warning(
             f"{name}: an inline script that is not the theme's is left out of the page's "

@@ -363,11 +363,15 @@ def serve_site(config_file: Path, docs_dir: Path, dev_addr: str | None) -> None:
     """``mkdocs serve`` with live reload, on the given docs folder, with Paper Digest's settings merged in."""
     from mkdocs.commands.serve import serve
 
+    from generator.site.hook import LIVE_RELOAD
     from generator.site.mkdocs_config import merged_settings, read_owner_config
 
     _show_mkdocs_warnings()
     _show_served_address()
-    options = {**merged_settings(read_owner_config(config_file)), "docs_dir": str(docs_dir.resolve())}
+    owner = read_owner_config(config_file)
+    options = {**merged_settings(owner), "docs_dir": str(docs_dir.resolve())}
+    # The preview's pages carry MkDocs' live-reload script, which the site's policy must let run there.
+    options["extra"] = {**(owner.get("extra") or {}), LIVE_RELOAD: True}
     if dev_addr:
         options["dev_addr"] = dev_addr
     try:
