@@ -67,6 +67,22 @@ def test_the_themes_scripts_are_allowed_at_any_depth_and_others_are_refused() ->
     assert InlineScript("alert(1)", 0).source not in injected.policy
 
 
+def test_only_scripts_of_the_templates_pages_are_rendered_with_count(tmp_path: Path) -> None:
+    # Material's redirect.html writes location.replace("{{ … }}"): no page of a digest uses it, and
+    # trusting its shape would let an injected script send readers anywhere.
+    redirect = 'window.location.replace(["https://evil.example/",window.location.search,window.location.hash].join(""))'
+    assert not theme_scripts([MATERIAL_TEMPLATES]).written_by_theme(InlineScript(redirect, 0))
+    assert theme_scripts([MATERIAL_TEMPLATES], ["redirect.html"]).written_by_theme(InlineScript(redirect, 0))
+    # The owner's custom_dir overrides the theme's templates, and its scripts are the theme's too.
+    (tmp_path / "main.html").write_text(
+        '{% extends "base.html" %}{% block extrahead %}<script>var owner = 1</script>{% endblock %}'
+    )
+    with_owner = theme_scripts([str(tmp_path), MATERIAL_TEMPLATES])
+    assert with_owner.written_by_theme(InlineScript("var owner = 1", 0))
+    assert with_owner.written_by_theme(InlineScript(SCOPE.format(base=".."), 0))
+    assert not theme_scripts([MATERIAL_TEMPLATES]).written_by_theme(InlineScript("var owner = 1", 0))
+
+
 def test_the_policy_comes_first_in_head_after_the_charset() -> None:
     result = with_policy(page("<p>x</p>"), theme_scripts([MATERIAL_TEMPLATES]))
     head = result.html.split("<head>", 1)[1]

@@ -34,11 +34,9 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 POLICY_BEFORE_SCRIPTS = (
     ("default-src", "'self'"),
@@ -83,7 +81,6 @@ _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 _TEMPLATE_VALUE = r"[^\"'`<>\\\n\r]*"
 """What a ``{{ … }}`` in a theme's inline script may render to: a value that stays inside the string
 literal it is written in (Material writes ``base_url`` into ``new URL("…", location)``)."""
-_TEMPLATE_SUFFIXES = (".html", ".htm", ".j2", ".jinja", ".jinja2")
 
 
 @dataclass(frozen=True)
@@ -142,35 +139,50 @@ class ThemeScripts:
         return any(pattern.fullmatch(script.text) for pattern in self.patterns)
 
 
-def theme_scripts(template_dirs: Sequence[str]) -> ThemeScripts:
-    """The inline scripts in every template under ``template_dirs`` (a MkDocs theme's ``dirs``:
-    the owner's ``custom_dir``, the theme, MkDocs' own templates)."""
-    return _theme_scripts(tuple(str(folder) for folder in template_dirs))
+ENTRY_TEMPLATES = ("main.html", "404.html")
+"""The templates MkDocs renders pages with: a page's (Material's ``main.html`` unless the page names
+another) and the theme's own pages."""
+
+
+def theme_scripts(
+    template_dirs: Sequence[str], entry_templates: Sequence[str] = ENTRY_TEMPLATES
+) -> ThemeScripts:
+    """The inline scripts of ``entry_templates`` and every template they extend, include or import
+    by name, looked up in ``template_dirs`` (a MkDocs theme's ``dirs``: the owner's ``custom_dir``, the
+    theme, MkDocs' own templates), as a theme's Jinja2 environment finds them.
+
+    Templates no page is rendered with are left out (Material's ``redirect.html`` writes
+    ``location.replace("{{ … }}")``: allowing every script of that shape would allow a redirect to
+    anywhere), and so are templates included by a computed name, which could be any file."""
+    return _theme_scripts(tuple(str(folder) for folder in template_dirs), tuple(entry_templates))
 
 
 @functools.lru_cache(maxsize=8)
-def _theme_scripts(template_dirs: tuple[str, ...]) -> ThemeScripts:
+def _theme_scripts(template_dirs: tuple[str, ...], entry_templates: tuple[str, ...]) -> ThemeScripts:
+    import jinja2
+    import jinja2.meta
+
+    loader = jinja2.FileSystemLoader(template_dirs)
+    environment = jinja2.Environment(loader=loader, extensions=["jinja2.ext.i18n"])
     patterns: dict[str, re.Pattern[str]] = {}
-    for path in _template_files(template_dirs):
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+    seen: set[str] = set()
+    waiting = list(entry_templates)
+    while waiting:
+        name = waiting.pop()
+        if name in seen:
             continue
+        seen.add(name)
+        try:
+            source = environment.loader.get_source(environment, name)[0]  # type: ignore[union-attr]
+            referenced = jinja2.meta.find_referenced_templates(environment.parse(source))
+        except (jinja2.TemplateError, OSError, UnicodeDecodeError):
+            continue
+        waiting += [reference for reference in referenced if reference is not None]
         for script in inline_scripts(source):
             pattern = _script_pattern(script.text)
             if pattern is not None:
                 patterns.setdefault(pattern.pattern, pattern)
     return ThemeScripts(tuple(patterns.values()))
-
-
-def _template_files(template_dirs: Iterable[str]) -> Iterator[Path]:
-    for folder in template_dirs:
-        for root, subfolders, names in os.walk(folder):
-            # Material keeps thousands of icons in .icons/; no template lives in a hidden folder.
-            subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-            for name in sorted(names):
-                if name.endswith(_TEMPLATE_SUFFIXES):
-                    yield Path(root) / name
 
 
 def _script_pattern(template_text: str) -> re.Pattern[str] | None:

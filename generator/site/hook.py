@@ -51,19 +51,22 @@ into each page it serves, which the published policy would refuse (``generator.s
 
 
 def on_post_page(output, page, config):
-    return _finished_page(output, page.file.src_uri, config)
+    return _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
 
 
 def on_post_template(output, template_name, config):
     # The theme's own pages (404.html) get the same treatment; sitemap.xml is no page.
-    return _finished_page(output, template_name, config) if template_name.endswith(".html") else output
+    if not template_name.endswith(".html"):
+        return output
+    return _finished_page(output, template_name, template_name, config)
 
 
-def _finished_page(output: str, name: str, config) -> str:
+def _finished_page(output: str, name: str, template: str, config) -> str:
     # Without its templates' indentation: the same page, a sixth smaller. Then the policy, hashing
     # the inline scripts as they are written (minifying leaves scripts as they are).
     live_reload = (config.get("extra") or {}).get(LIVE_RELOAD) is True
-    page = with_policy(minify_html(output), theme_scripts(config["theme"].dirs), live_reload=live_reload)
+    theme = theme_scripts(config["theme"].dirs, (template,))
+    page = with_policy(minify_html(output), theme, live_reload=live_reload)
     for script in page.refused:
         log.warning(
             f"{name}: an inline script that is not the theme's is left out of the page's "
