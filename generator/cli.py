@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--cache-dir", type=Path, help="cache folder (default: .cache/paper-digest in the digest)"
         )
+        command.add_argument(
+            "--ray",
+            metavar="ADDRESS",
+            help="embed with Ray Data on a Ray cluster (auto, HOST:6379, ray://HOST:10001, or local for "
+            "an instance on this machine); needs pip install 'paper-digest[ray]'",
+        )
         command.add_argument("--name", help="the digest's name (default: from the input files)")
         command.add_argument(
             "--refit",
@@ -148,11 +154,9 @@ def _summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
     if result.analysis_reused:
         work = "nothing embedded, the last analysis reused"
     else:
-        made = [
-            plural(counts.papers, "paper"),
-            plural(counts.phrases, "keyword phrase"),
-        ]
-        work = f"embedded {' and '.join(made)}; {plural(counts.cached, 'text')} from the cache"
+        made = [plural(counts.papers, "paper"), plural(counts.phrases, "keyword phrase")]
+        embedded = f"embedded {' and '.join(made)}" if counts.papers or counts.phrases else "nothing embedded"
+        work = f"{embedded}; {plural(counts.cached, 'text')} from the cache"
     papers = plural(len(result.digest.papers), "paper")
     where = f"site in {site_dir}" if site_dir is not None else f"Markdown in {docs_dir}"
     return f"built {papers}: {where} ({work})"
@@ -166,6 +170,8 @@ def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
         settings = replace(settings, precision=arguments.precision)
     if arguments.device:
         settings = replace(settings, device=arguments.device)
+    if arguments.ray:
+        settings = replace(settings, ray_address=arguments.ray)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
     return settings

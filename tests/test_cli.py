@@ -55,3 +55,30 @@ def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:
             second.__enter__()
     with build_lock(docs):  # released afterwards
         pass
+
+
+def test_serve_prints_the_address_it_is_bound_to(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from generator.site.output import _show_served_address
+
+    _show_served_address()
+    logging.getLogger("mkdocs.livereload").info("[12:00:00] Serving on http://127.0.0.1:8123/repo/")
+    assert "serving the digest on http://127.0.0.1:8123/repo/ (Ctrl-C to stop)" in capsys.readouterr().out
+
+
+def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
+    from generator.analysis.analyse import EmbeddingCounts
+    from generator.cli import _summary
+    from generator.progress import plural
+
+    class Result:
+        digest = type("D", (), {"papers": [object()]})()
+        analysis_reused = False
+        embedded = EmbeddingCounts(papers=1, phrases=1204, cached=0)
+
+    line = _summary(Result(), tmp_path / "docs", tmp_path / "site")  # type: ignore[arg-type]
+    where = tmp_path / "site"
+    work = "embedded 1 paper and 1,204 keyword phrases; 0 texts from the cache"
+    assert line == f"built 1 paper: site in {where} ({work})"
+    assert plural(2, "paper") == "2 papers" and plural(1, "phrase") == "1 phrase"

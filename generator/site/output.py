@@ -388,12 +388,10 @@ def _show_served_address() -> None:
 
     class ServedAddress(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            message = record.getMessage()
-            if message.startswith("Serving on "):
-                print(
-                    f"serving the digest on {message.removeprefix('Serving on ')} (Ctrl-C to stop)",
-                    flush=True,
-                )
+            # "[12:00:00] Serving on http://127.0.0.1:8000/" (MkDocs stamps the time in front)
+            _, found, address = record.getMessage().partition("Serving on ")
+            if found:
+                print(f"serving the digest on {address.split()[0]} (Ctrl-C to stop)", flush=True)
 
     logger = logging.getLogger("mkdocs.livereload")
     if not any(isinstance(h, ServedAddress) for h in logger.handlers):
