@@ -3,10 +3,11 @@ headers), the second wall behind escaping.
 
 A digest is published from text strangers wrote, so the policy lets a page run only the site's own
 script files and the theme's own inline scripts, each allowed by the SHA-256 of its exact text.
-Which inline scripts are the theme's is decided by the theme's templates, not by the page: an
-inline script counts only if its text is one a ``<script>`` in a template file of the theme (or the
-owner's ``custom_dir``) renders to, where each ``{{ … }}`` stands for a value that cannot leave a
-string literal. A script that reached the page any other way (an escaping slip that let a
+Which inline scripts are the theme's is decided by the theme's templates, not by the page (hashing
+every inline script of the finished page would allow a slipped one too): an inline script counts
+only if its text is one a ``<script>`` in the templates the page is rendered with (the theme's, or
+the owner's ``custom_dir``) renders to, where each ``{{ … }}`` stands for a value that cannot leave
+a string literal. A script that reached the page any other way (an escaping slip that let a
 ``<script>`` through from an abstract, a title, an author name) gets no hash, so browsers refuse to
 run it, and the build reports it.
 
