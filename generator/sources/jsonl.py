@@ -9,10 +9,16 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import FileContents, paper_id_from_abstract, read_text
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    paper_id_from_abstract,
+    read_text,
+)
 
 
-def read(path: Path) -> FileContents:
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     papers = []
     for number, line in enumerate(text.split("\n"), start=1):
