@@ -19,10 +19,11 @@ from generator.site import (
     StagedOutput,
     build_lock,
     build_site,
+    configured_site_url,
     mathjax_files,
     site_fingerprint,
 )
-from generator.sources import read_collection
+from generator.sources import ReadOptions, read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
 
@@ -66,7 +67,9 @@ def _build(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
-        collection = read_collection(list(request.inputs), name=request.name)
+        collection = read_collection(
+            list(request.inputs), name=request.name, options=ReadOptions(columns=settings.columns)
+        )
     for warning in collection.warnings:
         reporter.warn(warning)
     reporter.info(f"{collection.name}: {len(collection.papers)} papers")
@@ -161,7 +164,10 @@ def _write_and_build(
     with reporter.stage("render pages"):
         renderer = PageRenderer(
             settings.resolve(settings.templates),
-            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+            RenderOptions(
+                papers_per_list_page=settings.papers_per_list_page,
+                site_url=configured_site_url(settings.resolve(settings.mkdocs_config)),
+            ),
         )
         if map_is_late:
             files: dict[str, str | bytes] = dict(renderer.render_pages(pending.digest))

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from generator import __version__
 from generator.build import BuildRequest, build_digest
-from generator.config import Settings, load_settings
+from generator.config import Settings, columns_option, load_settings
 from generator.embed import PRECISIONS
 from generator.errors import DigestError
 from generator.progress import Reporter
+from generator.sources.base import PAPER_FIELDS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,8 +32,17 @@ def _parser() -> argparse.ArgumentParser:
             nargs="*",
             type=Path,
             metavar="INPUT",
-            help="abstract files (.txt: collection name, then abstracts separated by blank lines; "
-            ".jsonl: one paper per line) or folders of them (default: the 'inputs' setting, abstracts/)",
+            help="paper lists (.txt: collection name, then abstracts separated by blank lines; "
+            ".jsonl: one paper per line; .csv/.tsv; .bib; .json: CSL-JSON or OpenReview notes; "
+            ".xml/.atom: an arXiv API response) or folders of them (default: the 'inputs' setting, "
+            "abstracts/)",
+        )
+        command.add_argument(
+            "--columns",
+            action="append",
+            metavar="FIELD=COLUMN,...",
+            help="which CSV/TSV column holds a field, for headers the reader does not know, e.g. "
+            "--columns abstract=Summary,title=Paper (fields: " + ", ".join(PAPER_FIELDS) + ")",
         )
         command.add_argument(
             "--config",
@@ -127,4 +137,9 @@ def _settings(arguments: argparse.Namespace) -> Settings:
         settings = replace(settings, precision=arguments.precision)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
+    if arguments.columns:
+        given = dict(settings.columns)
+        for option in arguments.columns:
+            given.update(columns_option(option))
+        settings = replace(settings, columns=tuple(given.items()))
     return settings

@@ -288,6 +288,20 @@ def _inside(root: Path, relative: str) -> Path:
     return root / path
 
 
+def configured_site_url(config_file: Path) -> str | None:
+    """The ``site_url`` of an MkDocs configuration (``!ENV`` tags read as MkDocs reads them)."""
+    import yaml
+    from mkdocs.utils import yaml_load
+
+    try:
+        with open(config_file, encoding="utf-8") as stream:
+            config = yaml_load(stream)
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    url = config.get("site_url") if isinstance(config, dict) else None
+    return url if isinstance(url, str) and url.strip() else None
+
+
 def _mkdocs_config(config_file: Path, docs_dir: Path, site_dir: Path):
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError

@@ -172,3 +172,8 @@ def json_type(value: object) -> str:
     if isinstance(value, list):
         return "a list"
     return "an object"
+
+
+def plural_json_type(value: object) -> str:
+    """``json_type`` for many of them: "numbers", "lists" …"""
+    return "nulls" if value is None else json_type(value).split(" ", 1)[1] + "s"

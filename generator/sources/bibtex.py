@@ -80,7 +80,9 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             )
             entries.append(entry)
             continue
-        problem = str(failed.error).split(". Note:")[0] if failed.error else "not a BibTeX entry"
+        problem = str(failed.error).split(". Note:")[0] if failed.error else ""
+        if not problem:  # bibtexparser logs the reason and raises a bare exception
+            problem = "a brace or quote is not closed before the next @entry, or a field is not key = value"
         raise InputError(path, line, f"not a readable BibTeX entry ({problem})")
     if not entries:
         raise InputError(

@@ -47,8 +47,12 @@ def papers_from_items(path: Path, items: list[Any], lines: list[int] | None) -> 
         def fail(problem: str, where: str = where, line: int | None = line) -> InputError:
             return InputError(path, line, f"{where}: {problem}")
 
-        if not isinstance(item, dict):
-            raise fail(f"expected a CSL-JSON item (an object), found {json_type(item)}")
+        if not looks_like_item(item):
+            keys = f" with keys {', '.join(map(repr, list(item)[:5]))}" if isinstance(item, dict) else ""
+            raise fail(
+                f"expected a CSL-JSON item (an object with 'type', 'title', 'author' …), "
+                f"found {json_type(item)}{keys}"
+            )
         abstract = _string(item, "abstract", fail)
         raw_id = item.get("id")
         if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):

@@ -20,6 +20,7 @@ from generator.sources.base import (
     ReadOptions,
     json_document,
     json_type,
+    plural_json_type,
     read_text,
 )
 
@@ -36,10 +37,6 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     document, lines = json_document(path, text)
     if isinstance(document, dict) and isinstance(document.get("notes"), list):
         document, lines = document["notes"], _lines_of_notes(path, text, document["notes"])
-    if isinstance(document, dict) and (
-        openreview.looks_like_note(document) or csl_json.looks_like_item(document)
-    ):
-        document, lines = [document], [1]
     if not isinstance(document, list):
         keys = f" with keys {', '.join(map(repr, list(document)[:5]))}" if isinstance(document, dict) else ""
         raise InputError(path, None, f"JSON holding {json_type(document)}{keys}; {EXPECTED}")
@@ -53,7 +50,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         papers, warnings = csl_json.papers_from_items(path, document, lines)
         kind = "CSL-JSON items"
     else:
-        found = json_type(first) if first is not None else f"{json_type(document[0])}s"
+        found = json_type(first) if first is not None else plural_json_type(document[0])
         keys = f" with keys {', '.join(map(repr, list(first)[:5]))}" if isinstance(first, dict) else ""
         raise InputError(path, lines[0] if lines else None, f"a JSON list of {found}{keys}; {EXPECTED}")
     if not papers:
