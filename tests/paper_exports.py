@@ -10,8 +10,8 @@ import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 
-from generator.bibtex_export import bibtex_entry, bibtex_file
 from generator.model import Paper, TitledPaper
+from generator.site.bibtex import bibtex_entry, bibtex_file
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 """Control characters XML 1.0 cannot hold; the arXiv API never sends them."""

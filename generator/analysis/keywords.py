@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
-from generator.embed import Embedder
-from generator.keyphrases import Candidate, abstract_candidates, corpus_spellings
-from generator.keyphrases.store import CandidateStore
+from generator.analysis.embed import Embedder
+from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus_spellings
+from generator.cache.candidates import CandidateStore
 from generator.model import Keyword
 from generator.progress import Advance
 

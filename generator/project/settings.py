@@ -1,4 +1,4 @@
-"""Digest settings: defaults in ``[tool.paper-digest]`` of the project's pyproject.toml."""
+"""Digest settings: defaults, then ``[tool.paper-digest]`` of the digest folder's pyproject.toml, if any."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from generator.embed import DEFAULT_MODEL, PRECISIONS
+from generator.analysis.embed import DEFAULT_MODEL, DEVICES, PRECISIONS
 from generator.errors import DigestError
 from generator.sources.base import PAPER_FIELDS
 
@@ -17,9 +17,11 @@ class Settings:
     project_root: Path
     inputs: tuple[Path, ...] = (Path("abstracts"),)
     templates: Path = Path("site_templates")
+    """Templates here replace the packaged ones of the same name (like a MkDocs theme's custom_dir)."""
     cache_dir: Path = Path(".cache/paper-digest")
     model: str = DEFAULT_MODEL
     precision: str = "auto"
+    device: str = "auto"
     keywords_per_paper: int = 5
     related_per_paper: int = 5
     papers_per_list_page: int = 100
@@ -94,9 +96,10 @@ def load_settings(project_root: Path) -> Settings:
                     f"{pyproject}: 'columns' must be a table such as {{ abstract = \"Summary\" }}"
                 )
             values[name] = parse_columns(value.items(), f"{pyproject}: 'columns'")
-        elif name == "precision":
-            if value not in PRECISIONS:
-                raise DigestError(f"{pyproject}: 'precision' must be one of {', '.join(PRECISIONS)}")
+        elif name in ("precision", "device"):
+            choices = PRECISIONS if name == "precision" else DEVICES
+            if value not in choices:
+                raise DigestError(f"{pyproject}: {key!r} must be one of {', '.join(choices)}")
             values[name] = value
         else:
             values[name] = str(value)

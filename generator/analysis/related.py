@@ -35,7 +35,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 from threadpoolctl import threadpool_limits
 
-from generator.embed import normalise_rows
+from generator.analysis.embed import normalise_rows
 from generator.model import Keyword, RelatedPaper
 
 CHUNK_ROWS = 1024

@@ -13,8 +13,8 @@ import json
 import re
 from pathlib import Path
 
-from generator.html_minify import minify_html
-from generator.site import MANIFEST_NAME
+from generator.site.minify import minify_html
+from generator.site.output import MANIFEST_NAME
 
 
 def on_config(config):

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator import source_fingerprint
-from generator.cache_files import replace_file
-from generator.keyphrases.candidates import Candidate, abstract_candidates
+from generator.analysis.keyphrases.candidates import Candidate, abstract_candidates
+from generator.cache.files import replace_file
 
 CANDIDATES_FILE = "candidates.json"
 

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cache_files import replace_file
-from generator.related import one_thread
+from generator.analysis.related import one_thread
+from generator.cache.files import replace_file
 
 LAYOUT_VERSION = "tsne-cosine-pca-init-2"
 """Part of the cache key: change it when the layout method or its settings change."""

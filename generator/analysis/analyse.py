@@ -3,21 +3,22 @@ group the papers into topics and lay them out on a map."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.embed import CachedEmbedder, Embedder
-from generator.fit import DigestFit, FitStore, paper_key
-from generator.keyphrases import canonical, canonical_key
-from generator.keyphrases.store import CANDIDATES_FILE, CandidateStore
-from generator.keywords import find_candidates, rank_keywords
-from generator.layout import MapJob, MapLayout, place_on_map, start_map_layout
+from generator.analysis.embed import CachedEmbedder, Embedder
+from generator.analysis.fit import DigestFit, FitStore, paper_key
+from generator.analysis.keyphrases import canonical, canonical_key
+from generator.analysis.keywords import find_candidates, rank_keywords
+from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
+from generator.analysis.related import apply_space, count_phrases, fit_space, related_papers
+from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
+from generator.analysis.topics import assign_topics, fit_topics
+from generator.cache.candidates import CANDIDATES_FILE, CandidateStore
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
-from generator.progress import Reporter
-from generator.related import apply_space, count_phrases, fit_space, related_papers
-from generator.text import derive_title, paper_slug, strip_markup, unique_titles
-from generator.topics import assign_topics, fit_topics
+from generator.progress import Reporter, plural
 
 
 def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
@@ -48,6 +49,16 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(k for k in spelled if k))
 
 
+@dataclass(frozen=True)
+class EmbeddingCounts:
+    papers: int = 0
+    """Papers (title and abstract) embedded by the model."""
+    phrases: int = 0
+    """Keyword phrases embedded by the model."""
+    cached: int = 0
+    """Texts of either kind found in the embedding cache."""
+
+
 @dataclass
 class PendingDigest:
     """The analysed digest, complete but for the paper map, which t-SNE may still be computing in a
@@ -59,6 +70,8 @@ class PendingDigest:
     """``None`` once the map is in the digest."""
     on_map: Callable[[MapLayout], None] | None = None
     """Called once with the finished layout (stores it with the digest's fit)."""
+    embedded: EmbeddingCounts = field(default_factory=lambda: EmbeddingCounts())
+    """How many texts of each kind this analysis embedded and took from the cache."""
 
     @property
     def map_ready(self) -> bool:
@@ -89,7 +102,7 @@ def analyse(
     cache_dir: Path | None = None,
     refit: bool = False,
 ) -> PendingDigest:
-    """``cache_dir`` keeps the digest-wide fit (``generator.fit``) and the map between builds; by
+    """``cache_dir`` keeps the digest-wide fit (``generator.analysis.fit``) and the map between builds; by
     default it is the folder of the embedding cache. ``refit`` fits the space, topics and map afresh
     even when the stored fit could be reused. Returns before a fresh map is laid out: call
     ``complete`` on the result for the whole digest."""
@@ -97,8 +110,10 @@ def analyse(
     texts = [analysis_text(entry) for entry in entries]
     keys = [paper_key(text) for text in texts]
 
+    misses_before, hits_before = getattr(embedder, "misses", 0), getattr(embedder, "hits", 0)
     with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
         vectors = embedder.embed(texts, advance)
+    papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
 
     if cache_dir is None and isinstance(embedder, CachedEmbedder):
         cache_dir = embedder.cache.path.parent
@@ -112,11 +127,19 @@ def analyse(
         advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
         keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
+    embedded = EmbeddingCounts(
+        papers=papers_embedded,
+        phrases=getattr(embedder, "misses", papers_embedded + len(candidates.to_embed))
+        - misses_before
+        - papers_embedded,
+        cached=getattr(embedder, "hits", 0) - hits_before,
+    )
 
     fit_store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
     fit = None if refit or fit_store is None else fit_store.load()
     if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
-        reporter.info(f"analysis fit: {fit.changed_papers(keys)} papers changed since it was made; refitting")
+        changed = plural(fit.changed_papers(keys), "paper")
+        reporter.info(f"analysis fit: {changed} changed since it was made; refitting")
         fit = None
 
     with reporter.stage("related papers"):
@@ -130,14 +153,17 @@ def analyse(
         topics = assign_topics(topic_fit, space.vectors)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 
-    with reporter.stage("paper map"):
-        if fit is not None:
-            map_job = MapJob(place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method))
-        else:
-            map_job = start_map_layout(space.expanded, cache_dir)
+    map_started = time.perf_counter()
+    if fit is not None:
+        map_job = MapJob(place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method))
+    else:
+        map_job = start_map_layout(space.expanded, cache_dir)
+    in_background = not map_job.done
     if fit is not None:
         changed = fit.changed_papers(keys)
-        reporter.info(f"analysis fit: reused ({changed} papers new, edited or removed since it was made)")
+        reporter.info(
+            f"analysis fit: reused ({plural(changed, 'paper')} new, edited or removed since it was made)"
+        )
 
     def on_map(layout: MapLayout) -> None:
         if fit is None and fit_store is not None:
@@ -145,13 +171,13 @@ def analyse(
                 DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
             )
         if fit is not None:
-            where = " (kept from the last fit; new and edited papers placed among their neighbours)"
+            how = "kept from the last fit, new and edited papers placed among their neighbours"
+        elif layout.from_cache:
+            how = "from cache"
         else:
-            where = " (from cache)" if layout.from_cache else ""
-        reporter.info(f"paper map: {layout.method}{where}")
+            how = "laid out in a worker process while the pages were built" if in_background else "laid out"
+        reporter.finished("paper map", time.perf_counter() - map_started, f"{layout.method}, {how}")
 
-    if not map_job.done:
-        reporter.info("paper map: t-SNE started in a worker process; pages are built meanwhile")
     papers = [
         AnalysedPaper(
             entry=entry,
@@ -163,4 +189,4 @@ def analyse(
         for index, (entry, found, near) in enumerate(zip(entries, keywords, related, strict=True))
     ]
     digest = Digest(name=collection.name, papers=papers, model_name=embedder.name, topics=topics)
-    return PendingDigest(digest, map_job, on_map)
+    return PendingDigest(digest, map_job, on_map, embedded)

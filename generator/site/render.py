@@ -17,15 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from generator import __version__
-from generator.bibtex_export import bibtex_entry, bibtex_file
+from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
-from generator.text import find_math_spans, keyword_slug
+from generator.site.bibtex import bibtex_entry, bibtex_file
 
+TEMPLATES_DIR = Path(__file__).with_name("templates")
+"""The packaged page templates."""
 PAPERS_DIR = "papers"
 KEYWORDS_DIR = "keywords"
 LIST_DIR = "browse"
@@ -210,10 +212,12 @@ class RenderOptions:
 class PageRenderer:
     """Turns a ``Digest`` into ``{relative path: file content}`` for the docs folder."""
 
-    def __init__(self, templates_dir: Path, options: RenderOptions | None = None) -> None:
+    def __init__(self, options: RenderOptions | None = None, templates_override: Path | None = None) -> None:
+        """``templates_override``: a folder whose templates replace the packaged ones of the same name."""
         self.options = options or RenderOptions()
+        loaders = [FileSystemLoader(str(templates_override))] if templates_override else []
         self.environment = Environment(
-            loader=FileSystemLoader(str(templates_dir)),
+            loader=ChoiceLoader([*loaders, FileSystemLoader(str(TEMPLATES_DIR))]),
             autoescape=select_autoescape(default=True, default_for_string=True),
             undefined=StrictUndefined,
             keep_trailing_newline=True,

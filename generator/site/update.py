@@ -6,7 +6,7 @@ to change a handful). On its own it is meant for previews: pages that were not r
 out of the search index, and pages whose Markdown was removed stay in the site. ``SiteUpdate``
 repairs both, so an updated site has the same files as a full build of the same docs (a test builds
 both and compares them). It is only used on a copy of a site built with the same mkdocs.yml, theme
-and versions (``generator.site`` checks that); anything else gets a full build.
+and versions (``generator.site.output`` checks that); anything else gets a full build.
 """
 
 from __future__ import annotations

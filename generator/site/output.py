@@ -80,6 +80,19 @@ def mathjax_files() -> dict[str, bytes]:
     return files
 
 
+ASSETS_DIR = Path(__file__).with_name("assets")
+"""The site's own scripts and styles (the map, MathJax's settings, the CSS), shipped in the package."""
+
+
+def asset_files() -> dict[str, bytes]:
+    """The package's site assets, by their path in the docs folder."""
+    return {
+        file.relative_to(ASSETS_DIR).as_posix(): file.read_bytes()
+        for file in sorted(ASSETS_DIR.rglob("*"))
+        if file.is_file()
+    }
+
+
 def read_manifest(docs_dir: Path) -> dict:
     try:
         manifest = json.loads((docs_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
@@ -259,11 +272,14 @@ class SiteFingerprint:
 
 
 def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
-    """The docs' hash, and one of mkdocs.yml, the environment it reads, the digest's name (every
-    page shows it), the versions of MkDocs and the theme, and this package's code (its hooks)."""
+    """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
+    read, the digest's name (every page shows it), the versions of MkDocs and the theme, and this
+    package's code (its hooks)."""
     from importlib.metadata import version
 
-    parts = [config_file.read_text(encoding="utf-8"), site_name]
+    from generator.site.mkdocs_config import settings_fingerprint
+
+    parts = [config_file.read_text(encoding="utf-8"), settings_fingerprint(), site_name]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
     parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material")]
     parts.append(source_fingerprint())
@@ -288,32 +304,6 @@ def _inside(root: Path, relative: str) -> Path:
     return root / path
 
 
-def configured_site_url(config_file: Path) -> str | None:
-    """The ``site_url`` of an MkDocs configuration (``!ENV`` tags read as MkDocs reads them)."""
-    import yaml
-    from mkdocs.utils import yaml_load
-
-    try:
-        with open(config_file, encoding="utf-8") as stream:
-            config = yaml_load(stream)
-    except (OSError, ValueError, yaml.YAMLError):
-        return None
-    url = config.get("site_url") if isinstance(config, dict) else None
-    return url if isinstance(url, str) and url.strip() else None
-
-
-def _mkdocs_config(config_file: Path, docs_dir: Path, site_dir: Path):
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import Abort, ConfigurationError
-
-    if not config_file.is_file():
-        raise DigestError(f"MkDocs configuration {config_file} not found")
-    try:
-        return load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir))
-    except (Abort, ConfigurationError) as error:
-        raise DigestError(f"{config_file}: {error} (see the mkdocs message above)") from None
-
-
 def _show_mkdocs_warnings() -> None:
     logger = logging.getLogger("mkdocs")
     if not any(getattr(h, "_paper_digest", False) for h in logger.handlers):
@@ -330,15 +320,18 @@ def build_site(
 ) -> None:
     """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder). It is emptied first,
     unless ``update``: then it holds a copy of the previous site, built with the same settings, and
-    only pages whose Markdown changed are built again (``generator.site_update``); ``removed_docs``
+    only pages whose Markdown changed are built again (``generator.site.update``); ``removed_docs``
     are the docs files gone since, whose pages are removed."""
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort, MkDocsException
 
-    from generator.site_update import QuietDirtyWarning, SiteUpdate
+    from generator.site.mkdocs_config import load_digest_config
+    from generator.site.update import QuietDirtyWarning, SiteUpdate
 
     _show_mkdocs_warnings()
-    config = _mkdocs_config(config_file, docs_dir.resolve(), site_dir.resolve())
+    config = load_digest_config(
+        config_file, docs_dir=str(docs_dir.resolve()), site_dir=str(site_dir.resolve())
+    )
     build_logger = logging.getLogger("mkdocs.commands.build")
     quiet = QuietDirtyWarning()
     if update:
@@ -365,11 +358,36 @@ def _swap_in(new: Path, target: Path) -> None:
 
 
 def serve_site(config_file: Path, docs_dir: Path, dev_addr: str | None) -> None:
-    """``mkdocs serve`` with live reload, on the given docs folder."""
+    """``mkdocs serve`` with live reload, on the given docs folder, with Paper Digest's settings merged in."""
     from mkdocs.commands.serve import serve
 
+    from generator.site.mkdocs_config import merged_settings, read_owner_config
+
     _show_mkdocs_warnings()
-    options = {"docs_dir": str(docs_dir.resolve())}
+    _show_served_address()
+    options = {**merged_settings(read_owner_config(config_file)), "docs_dir": str(docs_dir.resolve())}
     if dev_addr:
         options["dev_addr"] = dev_addr
-    serve(config_file=str(config_file), livereload=True, **options)
+    try:
+        serve(config_file=str(config_file), livereload=True, **options)
+    except OSError as error:  # the address is taken or cannot be bound
+        raise DigestError(
+            f"cannot serve on {dev_addr or '127.0.0.1:8000'}: {error.strerror or error}"
+        ) from None
+
+
+def _show_served_address() -> None:
+    """MkDocs' livereload server logs its address at INFO, below what ``_show_mkdocs_warnings`` shows:
+    print that line (once the socket is bound, so the address is the real one)."""
+
+    class ServedAddress(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            # "[12:00:00] Serving on http://127.0.0.1:8000/" (MkDocs stamps the time in front)
+            _, found, address = record.getMessage().partition("Serving on ")
+            if found:
+                print(f"serving the digest on {address.split()[0]} (Ctrl-C to stop)", flush=True)
+
+    logger = logging.getLogger("mkdocs.livereload")
+    if not any(isinstance(h, ServedAddress) for h in logger.handlers):
+        logger.addHandler(ServedAddress(logging.INFO))
+        logger.setLevel(logging.INFO)

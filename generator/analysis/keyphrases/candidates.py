@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from generator.keyphrases.canonical import (
+from generator.analysis.keyphrases.canonical import (
     TOKEN_CACHE,
     canonical,
     canonical_key,
@@ -26,7 +26,7 @@ from generator.keyphrases.canonical import (
     singular,
     singular_token,
 )
-from generator.keyphrases.wordlists import (
+from generator.analysis.keyphrases.wordlists import (
     ADJECTIVE_ENDING,
     ADJECTIVE_ENDING_NOUNS,
     FUNCTION_WORDS,
@@ -36,7 +36,7 @@ from generator.keyphrases.wordlists import (
     NO_END,
     VERBS,
 )
-from generator.text import strip_markup
+from generator.analysis.text import strip_markup
 
 MAX_WORDS = 3
 PHRASE_BREAK = " ; "

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.cache_files import replace_file
-from generator.related import SpaceFit
-from generator.topics import TopicFit
+from generator.analysis.related import SpaceFit
+from generator.analysis.topics import TopicFit
+from generator.cache.files import replace_file
 
 FIT_VERSION = "1"
 """Part of the stored fit's name and contents: change it when what is fitted changes."""
