@@ -223,7 +223,9 @@ def test_csv_headers_delimiters_bom_and_lists(tmp_path: Path) -> None:
         "https://x.org/1;Oral 1\n",
     )
     tabs = _write(tmp_path, "sheet.tsv", "id\ttitle\tabstract\tauthors\n7\tT\tAbstract seven.\tA B|C D\n")
-    one, seven = read_collection([semicolons, tabs]).papers
+    excel = _write(tmp_path, "excel.csv", "sep=;\r\ntitle;abstract\r\nA, B;An abstract, of a kind.\r\n")
+    one, seven, eight = read_collection([semicolons, tabs, excel]).papers
+    assert (eight.title, eight.abstract, eight.source.line) == ("A, B", "An abstract, of a kind.", 3)
     assert (one.title, one.abstract, one.authors, one.author_keywords, one.url, one.track) == (
         "One; two",
         "An abstract, with commas; and semicolons.",

@@ -177,3 +177,10 @@ def json_type(value: object) -> str:
 def plural_json_type(value: object) -> str:
     """``json_type`` for many of them: "numbers", "lists" …"""
     return "nulls" if value is None else json_type(value).split(" ", 1)[1] + "s"
+
+
+def json_problem(error: json.JSONDecodeError) -> str:
+    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
+    position it names is where the bad part starts."""
+    where = "column" if error.msg.endswith(" at") else "at column"
+    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"

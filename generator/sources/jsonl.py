@@ -13,6 +13,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    json_problem,
     paper_id_from_abstract,
     read_text,
 )
@@ -95,10 +96,3 @@ def _optional_year(record: dict[str, Any], fail: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     raise fail(f"'year' must be a number, not {value!r}")
-
-
-def json_problem(error: json.JSONDecodeError) -> str:
-    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
-    position it names is where the bad part starts."""
-    where = "column" if error.msg.endswith(" at") else "at column"
-    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"

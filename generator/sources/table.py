@@ -57,8 +57,16 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     if not text.strip():
         raise InputError(path, None, "file is empty; expected a header row, then one paper per row")
-    delimiter = _delimiter(path, text)
-    rows = _rows(path, text, delimiter)
+    # Excel writes "sep=;" on a first line of its own to name the delimiter.
+    hint = re.match(r"sep=(.)\n", text)
+    if hint:
+        rows = _rows(path, text[hint.end() :], hint.group(1), first_line=2)
+    else:
+        rows = _rows(path, text, _delimiter(path, text))
+    if not rows:
+        raise InputError(
+            path, None, "holds only a 'sep=' line; expected a header row, then one paper per row"
+        )
     header_line, header = rows[0]
     columns = _columns(path, header_line, header, options)
 
@@ -149,16 +157,16 @@ def _delimiter(path: Path, text: str) -> str:
     return max(preferred, key=width)  # max keeps the first of equals
 
 
-def _rows(path: Path, text: str, delimiter: str) -> list[tuple[int, list[str]]]:
+def _rows(path: Path, text: str, delimiter: str, first_line: int = 1) -> list[tuple[int, list[str]]]:
     """Every row with the line it starts on."""
     # Lines keep their "\n", so a quoted field's line breaks stay in it.
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows: list[tuple[int, list[str]]] = []
-    start = 1
+    start = first_line
     try:
         for row in reader:
             rows.append((start, row))
-            start = reader.line_num + 1
+            start = reader.line_num + first_line
     except csv.Error as error:
         raise InputError(path, start, f"not a readable CSV row ({error})") from None
     return rows
