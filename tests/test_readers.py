@@ -49,6 +49,7 @@ FIXTURE = [
         "heterophilous graphs; message passing over-smooths with depth — we fix it {partly}.",
         authors=("Søren Kaae Sønderby", "Juan Carlos de la Cruz", "Prabhat", "Marc-André Carbonneau"),
         url="https://example.org/paper?id=7&x=%20y#frag",
+        author_keywords=("graph neural networks", "heterophily, homophily"),
         venue="Transactions on Machine Learning Research",
         year=2023,
         source=HERE,
@@ -78,10 +79,18 @@ LINE_WRAPPING_FORMATS = (".bib", ".xml")
 
 
 def _as_read(papers: Sequence[Paper], name: str) -> list[tuple]:
-    """What a reader of ``name`` should give for each paper: title, authors, abstract, link."""
+    """What a reader of ``name`` should give for each paper: title, authors, abstract, link, and the
+    authors' keywords where the writer puts them (not CSL-JSON's nor arXiv's)."""
     wrapped = name.endswith(LINE_WRAPPING_FORMATS)
+    keywords = not name.startswith(("zotero", "arxiv"))
     return [
-        (one_line(p.title), p.authors, paragraphs(p.abstract) if wrapped else p.abstract, p.url)
+        (
+            one_line(p.title),
+            p.authors,
+            paragraphs(p.abstract) if wrapped else p.abstract,
+            p.url,
+            p.author_keywords if keywords else (),
+        )
         for p in papers
     ]
 
@@ -90,7 +99,7 @@ def _round_trip(papers: Sequence[Paper], name: str, folder: Path) -> list[tuple]
     path = folder / name
     path.write_text(FORMATS[name](papers), encoding="utf-8")
     read = read_collection([path]).papers
-    return [(p.title, p.authors, p.abstract, _expected_link(p, name)) for p in read]
+    return [(p.title, p.authors, p.abstract, _expected_link(p, name), p.author_keywords) for p in read]
 
 
 def _expected_link(paper: Paper, name: str) -> str | None:

@@ -115,7 +115,9 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
     if abstract:
         fields.append(("abstract", escape_text(record.abstract)))
     if record.author_keywords:
-        fields.append(("keywords", escape_text(", ".join(record.author_keywords))))
+        # Keywords are listed with commas, or with semicolons when one holds a comma.
+        separator = "; " if any("," in keyword for keyword in record.author_keywords) else ", "
+        fields.append(("keywords", escape_text(separator.join(record.author_keywords))))
     own_link = record.url if record.url and " " not in record.url else None
     if url:
         fields.append(("url", _escape_url(url)))
