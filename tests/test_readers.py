@@ -548,15 +548,26 @@ def test_wrong_files_and_malformed_records_say_where_and_what(
         read_collection([path])
 
 
-def test_bad_file_stops_the_cli_before_anything_is_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.json", '{"not": "papers"}', ": JSON holding an object"),
+        (
+            "bad.bib",
+            "@article{b,\n title = {Unclosed\n\n@article{c, abstract = {x}}\n",
+            ":1: not a readable BibTeX",
+        ),
+    ],
+)
+def test_bad_file_stops_the_cli_with_one_line_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: str, message: str
 ) -> None:
     from generator.cli import main
 
     folder = tmp_path / "in"
     folder.mkdir()
     _write(folder, "good.csv", "title,abstract\nT,An abstract.\n")
-    bad = _write(folder, "bad.json", '{"not": "papers"}')
+    bad = _write(folder, name, content)
     docs, site = tmp_path / "docs", tmp_path / "site"
     code = main(
         [
@@ -576,7 +587,7 @@ def test_bad_file_stops_the_cli_before_anything_is_written(
     )
     assert code == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"error: {bad}: JSON holding an object")
+    assert err.count("\n") == 1 and err.startswith(f"error: {bad}{message}"), err
     assert not docs.exists() and not site.exists()
 
 

@@ -11,7 +11,10 @@ without an abstract are skipped with one warning.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import bibtexparser
@@ -65,9 +68,14 @@ _ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{
 def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     try:
-        library = bibtexparser.parse_string(text, parse_stack=[])
+        with _quiet_splitter():
+            library = bibtexparser.parse_string(text, parse_stack=[])
     except RecursionError:
         raise InputError(path, None, "braces nested too deeply to be BibTeX") from None
+    except Exception as error:  # the splitter's own invariants; untrusted input must not crash the build
+        raise InputError(
+            path, None, f"bibtexparser could not split it ({type(error).__name__}: {error})"
+        ) from None
     warnings: list[str] = []
     entries = list(library.entries)
     for failed in library.failed_blocks:
@@ -80,9 +88,8 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             )
             entries.append(entry)
             continue
-        problem = str(failed.error).split(". Note:")[0] if failed.error else ""
-        if not problem:  # bibtexparser logs the reason and raises a bare exception
-            problem = "a brace or quote is not closed before the next @entry, or a field is not key = value"
+        reason = getattr(failed.error, "abort_reason", None) or str(failed.error or "")
+        problem = " ".join(reason.split(". Note:")[0].split()) or "not a BibTeX entry"
         raise InputError(path, line, f"not a readable BibTeX entry ({problem})")
     if not entries:
         raise InputError(
@@ -106,6 +113,18 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         raise InputError(path, None, f"none of its {len(entries)} entries has an abstract")
     warnings += skipped_warning(path, without_abstract, ("entry", "entries"), "no abstract")
     return FileContents(collection_name=None, papers=papers, warnings=warnings)
+
+
+@contextmanager
+def _quiet_splitter() -> Iterator[None]:
+    """bibtexparser logs each entry it cannot read; this reader says so itself, once, and stops."""
+    logger = logging.getLogger("bibtexparser.splitter")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _first_of_each_field(entry: Entry) -> tuple[Entry, list[str]]:
