@@ -395,6 +395,9 @@ def test_openreview_notes_of_both_api_versions(tmp_path: Path) -> None:
         3,
     )
     assert f"{v1}: 1 note skipped, no abstract (reviews or comments?): F1" in collection.warnings
+    assert read_collection([_write(tmp_path, "v1only.json", json.dumps(OPENREVIEW_V1))]).name == (
+        "ICLR 2019 Poster Papers"
+    )
 
 
 def test_csl_json_names_dates_and_links(tmp_path: Path) -> None:

@@ -177,5 +177,6 @@ def _name_from_papers(papers: Sequence[Paper]) -> str:
     if len(venues) == 1:
         venue, year = next(iter(venues))
         if venue:
-            return f"{venue} {year} Papers" if year else f"{venue} Papers"
+            # "ICML 2024" with the year 2024 is "ICML 2024 Papers", not "ICML 2024 2024 Papers".
+            return f"{venue} {year} Papers" if year and str(year) not in venue else f"{venue} Papers"
     return DEFAULT_COLLECTION_NAME
