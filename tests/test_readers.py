@@ -153,6 +153,8 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
         (folder / name).write_text(FORMATS[name](papers[index * 2 : index * 2 + 2]), encoding="utf-8")
     (folder / "notes.md").write_text("not a paper list")
     (folder / "scan.pdf").write_bytes(b"%PDF-1.4")
+    (folder / "README.md").write_text("# Our papers")
+    (folder / ".DS_Store").write_bytes(b"\0")
 
     settings = load_settings(PROJECT_ROOT)
     settings = type(settings)(**{**settings.__dict__, "cache_dir": tmp_path / "cache"})

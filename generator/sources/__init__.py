@@ -53,7 +53,9 @@ def expand_inputs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
         if path.is_dir():
             entries = sorted(path.iterdir())
             found = [p for p in entries if p.is_file() and p.suffix.lower() in READERS]
-            others = [p.name + ("/" if p.is_dir() else "") for p in entries if p not in found]
+            others = [
+                p.name + ("/" if p.is_dir() else "") for p in entries if p not in found and not _unlisted(p)
+            ]
             if not found:
                 listing = f"; it holds {_listing(others)}" if others else ""
                 raise InputError(
@@ -79,6 +81,12 @@ def expand_inputs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
         else:
             raise InputError(path, None, "no such file or folder")
     return files, warnings
+
+
+def _unlisted(path: Path) -> bool:
+    """Hidden files (``.gitkeep``, ``.DS_Store``) and the folder's own README.md (``paper-digest new``
+    writes one into abstracts/): not inputs, and not worth a warning at every build."""
+    return path.name.startswith(".") or path.name.lower() == "readme.md"
 
 
 def _listing(names: Sequence[str]) -> str:
