@@ -87,6 +87,9 @@ def _build(
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
+            close_backend = getattr(embedder.backend, "close", None)
+            if close_backend is not None:
+                close_backend()
 
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:

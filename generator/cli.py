@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--cache-dir", type=Path, help="cache folder (default: .cache/paper-digest in the digest)"
         )
+        command.add_argument(
+            "--ray",
+            metavar="ADDRESS",
+            help="embed with Ray Data on a Ray cluster (auto, HOST:6379, ray://HOST:10001, or local for "
+            "an instance on this machine); needs pip install 'paper-digest[ray]'",
+        )
         command.add_argument("--name", help="the digest's name (default: from the input files)")
         command.add_argument(
             "--refit",
@@ -175,6 +181,8 @@ def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
         settings = replace(settings, precision=arguments.precision)
     if arguments.device:
         settings = replace(settings, device=arguments.device)
+    if arguments.ray:
+        settings = replace(settings, ray_address=arguments.ray)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
     if arguments.columns:

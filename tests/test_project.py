@@ -138,3 +138,27 @@ def test_the_cache_key_names_the_precision_not_the_device() -> None:
     assert half.precision == "float16" and half.name != cpu.name
     bf16 = SentenceTransformerEmbedder(device="auto", probes=probes(bf16=True))
     assert bf16.precision == "bfloat16" and len({bf16.name, half.name, cpu.name}) == 3
+
+
+def test_a_template_in_the_digest_folder_replaces_the_packaged_one(
+    tmp_path: Path, fake_embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dataclasses import replace
+
+    from generator.build import BuildRequest, build_digest
+    from generator.progress import Reporter
+    from generator.project.settings import load_settings
+    from tests.conftest import SAMPLE_ABSTRACTS, write_text_input
+
+    folder = new_digest(tmp_path / "d").root
+    write_text_input(folder / "abstracts" / "mine.txt", "Mine", SAMPLE_ABSTRACTS)
+    (folder / "site_templates").mkdir()
+    (folder / "site_templates" / "about.md.j2").write_text(
+        "---\ntitle: About\n---\n# About {{ digest.name }}\n\nOur own words.\n", encoding="utf-8"
+    )
+    settings = replace(load_settings(folder), mkdocs_config=folder / "mkdocs.yml")
+    request = BuildRequest((folder / "abstracts",), folder / "docs", None)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert "Our own words." in (folder / "docs" / "about.md").read_text(encoding="utf-8")
+    assert "Our own words." not in (folder / "docs" / "index.md").read_text(encoding="utf-8")
+    assert (folder / "docs" / "papers").is_dir()  # the other templates are the packaged ones

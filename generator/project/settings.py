@@ -22,6 +22,8 @@ class Settings:
     model: str = DEFAULT_MODEL
     precision: str = "auto"
     device: str = "auto"
+    ray_address: str | None = None
+    """Embed on this Ray cluster (``--ray``; ``local`` starts one here) instead of in the build's process."""
     keywords_per_paper: int = 5
     related_per_paper: int = 5
     papers_per_list_page: int = 100
