@@ -187,12 +187,12 @@ def latex_to_text(value: str) -> str:
 
 _WORD = re.compile(r"\S+\s*")
 _MATH_TOGGLE = re.compile(r"(?<!\\)(?:\\\\)*(\$\$|\$|\\[()\[\]])")
-_ENDS_IN_CONTROL_WORD = re.compile(r"\\[A-Za-z]+\s*$")
 
 
 def _chunks(value: str) -> list[tuple[str, bool]]:
-    """The value cut between words, where no brace group or formula is open and no control word
-    would lose the space after it, as (text, holds markup) runs."""
+    """The value cut between words where no brace group or formula is open, as runs of words with
+    markup and runs without. (A control word ends a run with the space after it, which TeX, and so
+    pylatexenc, drops: ``\\ss x`` reads "ßx" either way.)"""
     chunks: list[tuple[str, bool]] = []
     current = ""
     current_markup = False
@@ -213,8 +213,6 @@ def _chunks(value: str) -> list[tuple[str, bool]]:
         for toggle in _MATH_TOGGLE.finditer(word):
             mark = toggle.group(1)
             in_math = (not in_math) if mark.startswith("$") else mark in ("\\(", "\\[")
-        if _ENDS_IN_CONTROL_WORD.search(word):
-            current_markup = True
     if current:
         chunks.append((current, current_markup))
     return [(lead, False), *chunks] if lead else chunks
