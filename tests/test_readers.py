@@ -261,6 +261,17 @@ def test_csv_columns_option_names_other_headers(tmp_path: Path) -> None:
         columns_option("summary=Text")
 
 
+def test_columns_kept_in_pyproject(tmp_path: Path) -> None:
+    from generator.project.settings import load_settings
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.paper-digest]\ncolumns = { abstract = "Text", title = "Paper" }\n')
+    assert load_settings(tmp_path).columns == (("abstract", "Text"), ("title", "Paper"))
+    pyproject.write_text('[tool.paper-digest]\ncolumns = { summary = "Text" }\n')
+    with pytest.raises(DigestError, match="unknown field 'summary'"):
+        load_settings(tmp_path)
+
+
 def test_csv_rows_without_abstract_and_relative_links_are_named(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
