@@ -13,6 +13,7 @@ from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
+from generator.site.mkdocs_config import configured_site_url
 from generator.site.output import (
     DocsWriteReport,
     StagedOutput,
@@ -24,7 +25,7 @@ from generator.site.output import (
 )
 from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
 from generator.site.source_date import dated, source_date_epoch
-from generator.sources import read_collection
+from generator.sources import ReadOptions, read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
 
@@ -69,7 +70,9 @@ def _build(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
-        collection = read_collection(list(request.inputs), name=request.name)
+        collection = read_collection(
+            list(request.inputs), name=request.name, options=ReadOptions(columns=settings.columns)
+        )
     for warning in collection.warnings:
         reporter.warn(warning)
     reporter.info(f"{collection.name}: {plural(len(collection.papers), 'paper')}")
@@ -164,7 +167,10 @@ def _write_and_build(
     with reporter.stage("render pages"):
         override = settings.resolve(settings.templates)
         renderer = PageRenderer(
-            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+            RenderOptions(
+                papers_per_list_page=settings.papers_per_list_page,
+                site_url=configured_site_url(settings.resolve(settings.mkdocs_config)),
+            ),
             templates_override=override if override.is_dir() else None,
         )
         if map_is_late:

@@ -32,7 +32,7 @@ def analysis_key(
     for paper in collection.papers:
         add([
             paper.id, paper.title, paper.abstract, list(paper.authors), paper.url,
-            paper.venue, paper.year, list(paper.author_keywords),
+            paper.venue, paper.year, list(paper.author_keywords), paper.track,
         ])  # fmt: skip
     try:
         digest.update(fit_file.read_bytes() if fit_file is not None else b"")

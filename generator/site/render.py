@@ -24,6 +24,7 @@ from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 from generator import __version__
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
+from generator.site.bibtex import bibtex_entry, bibtex_file
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -46,6 +47,9 @@ MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
 DATA_FILES = (MAP_DATA, EXPORT_NAME)
 """The files that hold the papers' map positions (``PageRenderer.render_data``)."""
+BIBTEX_EXPORT_NAME = "papers.bib"
+"""Every paper as a BibTeX entry, for reference managers. No map positions in it, so it is written
+with the pages, not after the map (``DATA_FILES``)."""
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
@@ -201,6 +205,8 @@ def _markdown_inline(text: str) -> Markup:
 class RenderOptions:
     directory_urls: bool = True
     papers_per_list_page: int = 100
+    site_url: str | None = None
+    """Where the site is served (MkDocs' ``site_url``): papers.bib links each paper's page by it."""
 
 
 class PageRenderer:
@@ -322,6 +328,7 @@ class PageRenderer:
                 )
         files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
         files.update(self._list_pages(digest, paper_paths))
+        files[BIBTEX_EXPORT_NAME] = self.export_bibtex(digest, paper_paths)
         files["about.md"] = self._template("about.md.j2").render(
             digest=digest,
             version=__version__,
@@ -356,6 +363,17 @@ class PageRenderer:
         # Compact, one paper a line: a third smaller than indented, and still readable and diffable.
         lines = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in records)
         return "[\n" + ",\n".join(lines) + "\n]\n"
+
+    def export_bibtex(self, digest: Digest, paper_paths: list[str]) -> str:
+        """``papers.bib``: every paper with its page in the digest as ``url`` (absolute when the site's
+        address is known, else from the site root)."""
+        base = (self.options.site_url or "").rstrip("/") + "/"
+        entries = [
+            bibtex_entry(paper.entry, url=base + self.site_path(paper_paths[index]))
+            for index, paper in enumerate(digest.papers)
+        ]
+        note = f"{digest.name}: {len(entries)} papers, from Paper Digest {__version__}"
+        return bibtex_file(entries, comment=note)
 
     def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str]:
         files = {}
@@ -502,6 +520,7 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "authors": list(source.authors),
         "venue": source.venue,
         "year": source.year,
+        "track": source.track,
         "url": source.url if is_safe_url(source.url) else None,
         "author_keywords": list(paper.author_keywords),
     }

@@ -36,7 +36,7 @@ def source_date_epoch(inputs: Sequence[Path], environ: Mapping[str, str] | None 
         if not given.isdigit():
             raise DigestError(f"{ENVIRONMENT_VARIABLE}={given!r}: expected whole seconds since 1970")
         return int(given)
-    files = sorted({path.resolve() for path in expand_inputs(inputs)})
+    files = sorted({path.resolve() for path in expand_inputs(inputs)[0]})
     if not files:
         return None
     newest, committed = _newest_commit(files)

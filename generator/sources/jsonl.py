@@ -9,10 +9,17 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import FileContents, paper_id_from_abstract, read_text
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    json_problem,
+    paper_id_from_abstract,
+    read_text,
+)
 
 
-def read(path: Path) -> FileContents:
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     papers = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -89,10 +96,3 @@ def _optional_year(record: dict[str, Any], fail: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     raise fail(f"'year' must be a number, not {value!r}")
-
-
-def json_problem(error: json.JSONDecodeError) -> str:
-    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
-    position it names is where the bad part starts."""
-    where = "column" if error.msg.endswith(" at") else "at column"
-    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"
