@@ -25,6 +25,7 @@ from generator.site.output import (
     site_fingerprint,
 )
 from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
+from generator.site.source_date import dated, source_date_epoch
 from generator.sources import ReadOptions, read_collection
 
 
@@ -92,7 +93,9 @@ def _build(
 
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:
-        report, digest = _write_and_build(settings, analysis, output, reporter)
+        # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
+        with dated(source_date_epoch(request.inputs)):
+            report, digest = _write_and_build(settings, analysis, output, reporter)
     finally:
         analysis.pending.cancel()
         output.discard()
