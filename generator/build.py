@@ -65,12 +65,27 @@ def build_digest(
         return _build(settings, request, reporter, embedder)
 
 
+def _site_name(settings: Settings) -> str:
+    """The ``site_name`` of the digest's mkdocs.yml: its name when the inputs give none."""
+    from generator.site.mkdocs_config import read_owner_config
+    from generator.sources import DEFAULT_COLLECTION_NAME
+
+    config_file = settings.resolve(settings.mkdocs_config)
+    if not config_file.is_file():
+        return DEFAULT_COLLECTION_NAME
+    name = read_owner_config(config_file).get("site_name")
+    return name.strip() if isinstance(name, str) and name.strip() else DEFAULT_COLLECTION_NAME
+
+
 def _build(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
         collection = read_collection(
-            list(request.inputs), name=request.name, options=ReadOptions(columns=settings.columns)
+            list(request.inputs),
+            name=request.name,
+            options=ReadOptions(columns=settings.columns),
+            fallback_name=_site_name(settings),
         )
     for warning in collection.warnings:
         reporter.warn(warning)

@@ -101,9 +101,15 @@ def _dedupe_key(abstract: str) -> str:
 
 
 def read_collection(
-    paths: Sequence[Path], name: str | None = None, options: ReadOptions = DEFAULT_OPTIONS
+    paths: Sequence[Path],
+    name: str | None = None,
+    options: ReadOptions = DEFAULT_OPTIONS,
+    fallback_name: str = DEFAULT_COLLECTION_NAME,
 ) -> Collection:
     """Read every input, check it as a whole, and return the papers in input order.
+
+    The digest's name is ``name``, else the one the input files declare, else the papers' common
+    venue, else ``fallback_name`` (the digest's own ``site_name``).
 
     Raises ``InputError`` for anything malformed; nothing is written before this returns.
     """
@@ -128,7 +134,7 @@ def read_collection(
     warnings = read_warnings + warnings
     warnings.extend(_check_lengths(unique))
     _check_unique_ids(unique)
-    collection_name = name or next(iter(declared), None) or _name_from_papers(unique)
+    collection_name = name or next(iter(declared), None) or _name_from_papers(unique) or fallback_name
     return Collection(name=collection_name, papers=tuple(unique), warnings=tuple(warnings))
 
 
@@ -180,11 +186,11 @@ def _check_unique_ids(papers: Iterable[Paper]) -> None:
         seen[paper.id] = paper
 
 
-def _name_from_papers(papers: Sequence[Paper]) -> str:
+def _name_from_papers(papers: Sequence[Paper]) -> str | None:
     venues = {(p.venue, p.year) for p in papers}
     if len(venues) == 1:
         venue, year = next(iter(venues))
         if venue:
             # "ICML 2024" with the year 2024 is "ICML 2024 Papers", not "ICML 2024 2024 Papers".
             return f"{venue} {year} Papers" if year and str(year) not in venue else f"{venue} Papers"
-    return DEFAULT_COLLECTION_NAME
+    return None
