@@ -282,9 +282,9 @@ def test_csv_rows_without_abstract_and_relative_links_are_named(tmp_path: Path) 
     collection = read_collection([path])
     assert [p.url for p in collection.papers] == ["https://x.org/a", None]
     assert (
-        f"{path}: 1 row skipped, no abstract (empty, or NA and the like): row 3 (A2)" in collection.warnings
+        f"{path}: 1 row skipped, no abstract (empty, or NA and the like): line 3 (A2)" in collection.warnings
     )
-    assert any("row 4 ('static/c.pdf')" in w for w in collection.warnings)
+    assert any("line 4 ('static/c.pdf')" in w for w in collection.warnings)
 
 
 BIBTEX = r"""
@@ -814,3 +814,29 @@ def test_arbitrary_text_reads_back_from_structured_formats(title: str, abstract:
             path.write_text(FORMATS[name](papers), encoding="utf-8")
             (paper,) = read_collection([path]).papers
             assert (paper.title, paper.abstract) == (one_line(title), abstract.strip()), name
+
+
+def test_csv_names_unread_columns_when_no_authors_or_title_column_was_found(tmp_path: Path) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text(
+        "Paper Title;Summary;Writers\nA title;We study graph neural networks for node classification "
+        "and show that depth helps on large graphs.;Ann Lee\n",
+        encoding="utf-8",
+    )
+    collection = read_collection([path])
+    assert collection.papers[0].title == "A title" and collection.papers[0].authors == ()
+    (warning,) = collection.warnings
+    assert (
+        "no authors column found" in warning
+        and "'Writers'" in warning
+        and "--columns authors=NAME" in warning
+    )
+    with_columns = read_collection([path], options=ReadOptions(columns=(("authors", "Writers"),)))
+    assert with_columns.papers[0].authors == ("Ann Lee",) and not with_columns.warnings
+
+
+def test_jsonl_says_when_the_abstract_is_there_but_not_text(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"abstract": 42}\n', encoding="utf-8")
+    with pytest.raises(DigestError, match=r"p.jsonl:1: 'abstract' must be a non-empty string, found int"):
+        read_collection([path])

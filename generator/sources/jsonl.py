@@ -42,8 +42,11 @@ def _paper(record: dict[str, Any], where: SourceLocation) -> Paper:
         return InputError(where.path, where.line, problem)
 
     abstract = record.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
+    if abstract is None:
         raise fail("missing 'abstract' (a non-empty string is required)")
+    if not isinstance(abstract, str) or not abstract.strip():
+        found = "an empty string" if isinstance(abstract, str) else type(abstract).__name__
+        raise fail(f"'abstract' must be a non-empty string, found {found}")
 
     raw_id = record.get("id")
     if raw_id is None or raw_id == "":

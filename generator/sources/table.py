@@ -90,12 +90,12 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
 
         abstract = cell("abstract")
         if not abstract:
-            without_abstract.append(f"row {line}" + (f" ({cell('id')})" if cell("id") else ""))
+            without_abstract.append(f"line {line}" + (f" ({cell('id')})" if cell("id") else ""))
             continue
         links = [_value(row[i]) for i in columns.get_all("url") if _value(row[i])]
         url = next((u for u in map(web_url, links) if u), None)
         if links and url is None:
-            without_link.append(f"row {line} ({links[0]!r})")
+            without_link.append(f"line {line} ({links[0]!r})")
         papers.append(
             Paper(
                 id=cell("id") or paper_id_from_abstract(abstract),
@@ -115,6 +115,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     warnings = skipped_warning(
         path, without_abstract, ("row", "rows"), "no abstract (empty, or NA and the like)"
     )
+    warnings.extend(_unread_columns(path, header, columns))
     if without_link:
         shown = ", ".join(without_link[:3])
         warnings.append(
@@ -228,6 +229,20 @@ def _columns(path: Path, line: int, header: list[str], options: ReadOptions) -> 
             f"{', '.join(map(repr, header))}); name it with --columns abstract=NAME",
         )
     return _Columns(chosen)
+
+
+def _unread_columns(path: Path, header: list[str], columns: _Columns) -> list[str]:
+    """A warning when no column was taken for the title or the authors while some columns were not
+    read at all: one of them may hold what a reader misses (``Writers``, ``Paper Title``)."""
+    missing = [field for field in ("title", "authors") if columns.get(field) is None]
+    read = {index for field in COLUMN_ALIASES for index in columns.get_all(field)}
+    unread = [repr(name) for index, name in enumerate(header) if index not in read and name.strip()]
+    if not missing or not unread:
+        return []
+    return [
+        f"{path}: no {' or '.join(missing)} column found, and the columns {', '.join(unread)} were not "
+        f"read; if one holds them, name it with --columns {missing[0]}=NAME"
+    ]
 
 
 def _year(path: Path, line: int, text: str) -> int | None:
