@@ -10,9 +10,11 @@ from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse
 from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.analysis.fit import FitStore
 from generator.cache.analysis import AnalysisCache, analysis_key
+from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
+from generator.site.mkdocs_config import configured_site_url
 from generator.site.output import (
     DocsWriteReport,
     StagedOutput,
@@ -23,9 +25,8 @@ from generator.site.output import (
     site_fingerprint,
 )
 from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
-from generator.sources import read_collection
-
-CACHE_FILE = "embeddings.sqlite3"
+from generator.site.source_date import dated, source_date_epoch
+from generator.sources import ReadOptions, read_collection
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def open_embedder(settings: Settings) -> CachedEmbedder:
     backend = SentenceTransformerEmbedder(
         settings.model, precision=settings.precision, device=settings.device
     )
-    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_FILE)
+    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_DATABASE)
     return CachedEmbedder(backend, cache)
 
 
@@ -64,11 +65,28 @@ def build_digest(
         return _build(settings, request, reporter, embedder)
 
 
+def _site_name(settings: Settings) -> str:
+    """The ``site_name`` of the digest's mkdocs.yml: its name when the inputs give none."""
+    from generator.site.mkdocs_config import read_owner_config
+    from generator.sources import DEFAULT_COLLECTION_NAME
+
+    config_file = settings.resolve(settings.mkdocs_config)
+    if not config_file.is_file():
+        return DEFAULT_COLLECTION_NAME
+    name = read_owner_config(config_file).get("site_name")
+    return name.strip() if isinstance(name, str) and name.strip() else DEFAULT_COLLECTION_NAME
+
+
 def _build(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
-        collection = read_collection(list(request.inputs), name=request.name)
+        collection = read_collection(
+            list(request.inputs),
+            name=request.name,
+            options=ReadOptions(columns=settings.columns),
+            fallback_name=_site_name(settings),
+        )
     for warning in collection.warnings:
         reporter.warn(warning)
     reporter.info(f"{collection.name}: {plural(len(collection.papers), 'paper')}")
@@ -90,7 +108,9 @@ def _build(
 
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:
-        report, digest = _write_and_build(settings, analysis, output, reporter)
+        # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
+        with dated(source_date_epoch(request.inputs)):
+            report, digest = _write_and_build(settings, analysis, output, reporter)
     finally:
         analysis.pending.cancel()
         output.discard()
@@ -120,7 +140,7 @@ def _analyse_or_reuse(
     """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
     fresh one, stored for next time once its map is laid out."""
     cache_dir = settings.resolve(settings.cache_dir)
-    fit_file = FitStore(cache_dir, embedder.name).path
+    fit_store = FitStore(cache_dir, embedder.name)
     shaping = {
         "keywords_per_paper": settings.keywords_per_paper,
         "related_per_paper": settings.related_per_paper,
@@ -129,11 +149,13 @@ def _analyse_or_reuse(
 
     def remember(digest: Digest) -> None:
         # Keyed once the map is done: the key covers the fit file, which is written with the map.
-        stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
+        stored.save(analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()), digest)
 
     if not request.refit:
         digest = stored.load(
-            analysis_key(collection, embedder.name, shaping, fit_file), collection, embedder.name
+            analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()),
+            collection,
+            embedder.name,
         )
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
@@ -161,7 +183,10 @@ def _write_and_build(
     with reporter.stage("render pages"):
         override = settings.resolve(settings.templates)
         renderer = PageRenderer(
-            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+            RenderOptions(
+                papers_per_list_page=settings.papers_per_list_page,
+                site_url=configured_site_url(settings.resolve(settings.mkdocs_config)),
+            ),
             templates_override=override if override.is_dir() else None,
         )
         if map_is_late:

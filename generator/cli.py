@@ -14,7 +14,8 @@ from generator.build import BuildRequest, BuildResult, build_digest
 from generator.errors import DigestError
 from generator.progress import Reporter, plural
 from generator.project import DigestFolder, find_digest_folder
-from generator.project.settings import Settings, load_settings
+from generator.project.settings import Settings, columns_option, load_settings
+from generator.sources.base import PAPER_FIELDS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,7 +41,17 @@ def _parser() -> argparse.ArgumentParser:
             nargs="*",
             type=Path,
             metavar="INPUT",
-            help="paper files or folders of them (default: the digest folder's abstracts/)",
+            help="paper lists (.txt: collection name, then abstracts separated by blank lines; "
+            ".jsonl: one paper per line; .csv/.tsv; .bib; .json: CSL-JSON or OpenReview notes; "
+            ".xml/.atom: an arXiv API response) or folders of them (default: the digest folder's "
+            "abstracts/)",
+        )
+        command.add_argument(
+            "--columns",
+            action="append",
+            metavar="FIELD=COLUMN,...",
+            help="which CSV/TSV column holds a field, for headers the reader does not know, e.g. "
+            "--columns abstract=Summary,title=Paper (fields: " + ", ".join(PAPER_FIELDS) + ")",
         )
         command.add_argument(
             "--project",
@@ -174,4 +185,9 @@ def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
         settings = replace(settings, ray_address=arguments.ray)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
+    if arguments.columns:
+        given = dict(settings.columns)
+        for option in arguments.columns:
+            given.update(columns_option(option))
+        settings = replace(settings, columns=tuple(given.items()))
     return settings

@@ -11,12 +11,14 @@ import re
 import shutil
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Response
+from playwright.sync_api import Error as PlaywrightError
 
 from generator.analysis.text import find_math_spans
 
@@ -200,9 +202,32 @@ MATH_TYPESET = """() => {
 }"""
 
 
+def wait_until(page: Page, expression: str, arg: object = None, timeout: float = 20_000) -> None:
+    """Wait until ``expression`` (JavaScript, a function of ``arg`` or an expression) is true in the page.
+
+    Playwright's ``wait_for_function`` polls with a function it compiles from a string inside the
+    page, which the site's Content-Security-Policy refuses (no ``'unsafe-eval'``) and reports as a
+    violation. ``page.evaluate`` runs through the DevTools protocol, which the policy does not
+    govern, so the waiting is done from here."""
+    deadline = time.monotonic() + timeout / 1000
+    while not _evaluated(page, expression, arg):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout / 1000:.0f} s for: {expression[:200]}")
+        page.wait_for_timeout(50)
+
+
+def _evaluated(page: Page, expression: str, arg: object) -> object:
+    try:
+        return page.evaluate(expression, arg)
+    except PlaywrightError as error:
+        if "context was destroyed" in str(error) or "navigat" in str(error):
+            return False  # a page is loading: ask the next one
+        raise
+
+
 def wait_for_math(page: Page, timeout: float = 20_000) -> None:
     """Wait until MathJax has typeset every arithmatex span in the article."""
-    page.wait_for_function(MATH_TYPESET, timeout=timeout)
+    wait_until(page, MATH_TYPESET, timeout=timeout)
 
 
 def raw_math_left(text: str) -> list[str]:
@@ -231,7 +256,8 @@ def heading_text(page: Page) -> str:
 def expect_heading(page: Page, title: str) -> None:
     """Wait until the page's h1, read as ``heading_text`` does, contains ``title`` without its math."""
     expected = title_without_math(title)
-    page.wait_for_function(
+    wait_until(
+        page,
         """expected => {
           const h1 = document.querySelector('article.md-content__inner h1');
           if (!h1) return false;
@@ -274,12 +300,13 @@ def search_for(page: Page, query: str) -> list[str]:
     box = page.locator(SEARCH_INPUT)
     box.fill("")
     box.press("End")
-    page.wait_for_function(f"document.querySelectorAll('{SEARCH_RESULT}').length === 0")
+    wait_until(page, f"document.querySelectorAll('{SEARCH_RESULT}').length === 0")
     box.fill(query)
     box.press("End")
-    page.wait_for_function(
+    wait_until(
+        page,
         f"""() => document.querySelectorAll('{SEARCH_RESULT}').length > 0
-              || /^No matching/.test(document.querySelector('.md-search-result__meta')?.textContent)"""
+              || /^No matching/.test(document.querySelector('.md-search-result__meta')?.textContent)""",
     )
     return page.eval_on_selector_all(f"{SEARCH_RESULT} > a", "links => links.map(a => a.href)")
 

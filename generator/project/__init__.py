@@ -26,13 +26,19 @@ class DigestFolder:
 def find_digest_folder(project: Path | None) -> DigestFolder:
     """The digest folder named by ``--project``, else the current folder; it must hold mkdocs.yml."""
     root = (project or Path.cwd()).absolute()
-    if project is not None and not root.is_dir():
+    if project is not None and not root.exists():
         raise DigestError(f"{project}: no such folder")
-    if not (root / CONFIG_NAME).is_file():
-        where = "this folder" if project is None else str(project)
+    if project is not None and not root.is_dir():
         raise DigestError(
-            f"no {CONFIG_NAME} in {where} ({root}), so it is not a digest folder: start one with "
-            "'paper-digest new DIR' (add --example for the bundled ICML 2024 abstracts), "
-            "or pass --project DIR"
+            f"{project}: not a folder (--project names the digest folder, the one with {CONFIG_NAME})"
+        )
+    if not (root / CONFIG_NAME).is_file():
+        if project is None:
+            where, hint = f"this folder ({root})", ", or pass --project DIR"
+        else:
+            where, hint = str(root), ""
+        raise DigestError(
+            f"no {CONFIG_NAME} in {where}, so it is not a digest folder: start one with "
+            f"'paper-digest new DIR' (add --example for the bundled ICML 2024 abstracts){hint}"
         )
     return DigestFolder(root)

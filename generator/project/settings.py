@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from generator.analysis.embed import DEFAULT_MODEL, DEVICES, PRECISIONS
 from generator.errors import DigestError
+from generator.sources.base import PAPER_FIELDS
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Settings:
     related_per_paper: int = 5
     papers_per_list_page: int = 100
     mkdocs_config: Path = Path("mkdocs.yml")
+    columns: tuple[tuple[str, str], ...] = ()
+    """``(field, column header)`` pairs for CSV/TSV inputs whose headers the reader does not know."""
 
     def resolve(self, path: Path) -> Path:
         """A configured path, relative to the project root unless absolute."""
@@ -34,6 +38,31 @@ class Settings:
 
 _PATH_FIELDS = {"templates", "cache_dir", "mkdocs_config"}
 _INT_FIELDS = {"keywords_per_paper", "related_per_paper", "papers_per_list_page"}
+
+
+def parse_columns(pairs: Iterable[tuple[str, str]], where: str) -> tuple[tuple[str, str], ...]:
+    """``(field, header)`` pairs checked against the fields a paper has."""
+    checked = []
+    for field, header in pairs:
+        if field not in PAPER_FIELDS:
+            raise DigestError(f"{where}: unknown field {field!r}; the fields are {', '.join(PAPER_FIELDS)}")
+        if not header.strip():
+            raise DigestError(f"{where}: no column name given for {field!r}")
+        checked.append((field, header.strip()))
+    return tuple(checked)
+
+
+def columns_option(text: str) -> tuple[tuple[str, str], ...]:
+    """``--columns abstract=Summary,title=Paper`` as ``(field, header)`` pairs."""
+    pairs = []
+    for part in text.split(","):
+        field, equals, header = part.partition("=")
+        if not equals:
+            raise DigestError(
+                f"--columns {text}: expected FIELD=COLUMN pairs separated by commas, got {part!r}"
+            )
+        pairs.append((field.strip().lower(), header))
+    return parse_columns(pairs, f"--columns {text}")
 
 
 def load_settings(project_root: Path) -> Settings:
@@ -63,6 +92,12 @@ def load_settings(project_root: Path) -> Settings:
             if not isinstance(value, int) or value < 1:
                 raise DigestError(f"{pyproject}: {key!r} must be a positive integer")
             values[name] = value
+        elif name == "columns":
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise DigestError(
+                    f"{pyproject}: 'columns' must be a table such as {{ abstract = \"Summary\" }}"
+                )
+            values[name] = parse_columns(value.items(), f"{pyproject}: 'columns'")
         elif name in ("precision", "device"):
             choices = PRECISIONS if name == "precision" else DEVICES
             if value not in choices:

@@ -1,153 +1,151 @@
-"""BibTeX for a paper: a citation key that stays the same from build to build, and an entry whose
-fields are escaped for BibTeX, so any title or name from an input file parses as the text it is.
+"""BibTeX out: one entry per paper, for ``papers.bib`` and anything else that cites a digest's papers.
 
-Also the kind of venue (conference, journal or neither), which the paper page's Google Scholar tags
-share with the entry type.
+Values are UTF-8 with LaTeX's special characters escaped; TeX math (``$…$``) is kept as written, so
+a title or abstract reads back (``generator.sources.bibtex``) as it went in. Braces always balance,
+which BibTeX needs: a formula whose braces do not is escaped as text.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Iterable
 
 from slugify import slugify
 
-from generator.analysis.text import find_math_spans
-from generator.model import Paper
+from generator.analysis.text import find_math_spans, strip_markup
+from generator.model import TitledPaper
 
-VenueKind = Literal["conference", "journal", "other"]
-
-_JOURNAL = re.compile(
-    r"\b(journal|transactions|letters|review|magazine|annals|JMLR|TMLR|TPAMI|TACL|IJCV|"
-    r"Nature|Science|PNAS|Neural Computation|Machine Learning)\b",
-    re.I,
-)
-_CONFERENCE = re.compile(
-    r"\b(conference|proceedings|symposium|workshop|congress|meeting|"
-    r"ICML|NeurIPS|NIPS|ICLR|AAAI|IJCAI|CVPR|ICCV|ECCV|WACV|BMVC|ACL|EMNLP|NAACL|EACL|COLING|"
-    r"AISTATS|UAI|COLT|KDD|WWW|SIGIR|WSDM|CIKM|ICRA|IROS|CoRL|RSS|MICCAI|Interspeech|ICASSP|CHI)\b",
-    re.I,
-)
-_PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|preprint|ssrn)\b", re.I)
-
-_SPECIALS = {
+LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "&": r"\&",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
     "%": r"\%",
-    "$": r"\$",
+    "&": r"\&",
     "#": r"\#",
     "_": r"\_",
+    "$": r"\$",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
-_SPECIAL = re.compile("|".join(re.escape(c) for c in _SPECIALS))
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_KEY_STOPWORDS = frozenset(
-    {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "from", "by", "at", "via", "is"}
-    | {"are", "towards", "toward"}
-)
+"""Plain text to LaTeX. Braces and the backslash become commands, not ``\\{``: BibTeX counts every
+brace, escaped or not, to find where a field ends."""
+
+_SPECIAL = re.compile("|".join(map(re.escape, LATEX_SPECIALS)))
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)(?:\\\\)*%")
+"""A ``%`` after an even number of backslashes (``\\%`` is a line break, then a comment)."""
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
+_JOURNAL = re.compile(r"\b(journal|transactions|letters|review|magazine|annals|bulletin)\b", re.I)
+_PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|preprint|corr)\b", re.I)
+_TITLE_STOPWORDS = frozenset("a an the on of in for to and with from towards via is".split())  # noqa: SIM905
 
 
-def venue_kind(venue: str | None) -> VenueKind:
-    """Whether a venue is a conference, a journal, or neither (a preprint server, nothing, unknown)."""
-    if not venue or _PREPRINT.search(venue):
-        return "other"
-    if _JOURNAL.search(venue):
-        return "journal"
-    if _CONFERENCE.search(venue):
-        return "conference"
-    return "other"
-
-
-def bibtex_key(paper: Paper, title: str | None = None) -> str:
-    """``surname + year + first word of the title + 4 hex digits of the paper's id``, ASCII only:
-    readable, and the same in every build of the same input (the id keeps two papers apart)."""
-    surname = _ascii_word(paper.authors[0].split()[-1]) if paper.authors and paper.authors[0].split() else ""
-    words = [_ascii_word(w) for w in re.findall(r"[^\W\d_]+", _without_math(title or paper.title or ""))]
-    first = next((w for w in words if w and w not in _KEY_STOPWORDS), next((w for w in words if w), ""))
-    suffix = hashlib.sha256(paper.id.encode("utf-8")).hexdigest()[:4]
-    return f"{(surname or 'anonymous')[:20]}{paper.year or ''}{first[:20]}{suffix}"
-
-
-def bibtex_entry(paper: Paper, title: str | None = None, url: str | None = None) -> str:
-    """The paper as one BibTeX entry: ``@inproceedings`` for a conference, ``@article`` for a
-    journal, ``@misc`` otherwise. ``title`` is the displayed title (a derived one when the input had
-    none); ``url`` overrides the paper's own link."""
-    kind = venue_kind(paper.venue)
-    entry_type = {"conference": "inproceedings", "journal": "article", "other": "misc"}[kind]
-    fields: list[tuple[str, str]] = [("title", bibtex_text(title or paper.title or "Untitled"))]
-    if paper.authors:
-        fields.append(("author", bibtex_authors(paper.authors)))
-    if paper.venue:
-        venue_field = {"conference": "booktitle", "journal": "journal", "other": "howpublished"}[kind]
-        fields.append((venue_field, bibtex_text(paper.venue, keep_math=False)))
-    if paper.year:
-        fields.append(("year", str(paper.year)))
-    link = url or paper.url
-    if link and re.match(r"^https?://[^\s{}\\%]+$", link):
-        fields.append(("url", link))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@{entry_type}{{{bibtex_key(paper, title)},\n{body}\n}}\n"
-
-
-def bibtex_authors(authors: Sequence[str]) -> str:
-    """Names joined by `` and ``; a name BibTeX would split or turn around (one that holds " and "
-    or a comma) is braced whole."""
-    names = []
-    for author in authors:
-        name = bibtex_text(author, keep_math=False)
-        if re.search(r"\band\b", name, re.I) or "," in name:
-            name = "{" + name + "}"
-        names.append(name)
-    return " and ".join(names)
-
-
-def bibtex_text(text: str, keep_math: bool = True) -> str:
-    """Text for a braced BibTeX field: one line, BibTeX's and TeX's special characters escaped.
-    With ``keep_math``, a formula whose braces balance stays TeX (a reference manager typesets it)."""
-    text = " ".join(_CONTROL.sub(" ", text).split())
-    if not keep_math:
-        return _SPECIAL.sub(lambda m: _SPECIALS[m.group()], text)
-    pieces, last = [], 0
+def escape_text(text: str) -> str:
+    """Prose as a BibTeX field value: specials escaped outside math, formulas kept as written."""
+    pieces = []
+    last = 0
     for start, end in find_math_spans(text):
-        pieces.append(_SPECIAL.sub(lambda m: _SPECIALS[m.group()], text[last:start]))
+        pieces.append(_escape_plain(text[last:start]))
         math = text[start:end]
-        balanced = _braces_balance(math) and "%" not in math and not math.startswith(("\\(", "\\["))
-        pieces.append(math if balanced else _SPECIAL.sub(lambda m: _SPECIALS[m.group()], math))
+        pieces.append(math if _is_safe_math(math) else _escape_plain(math))
         last = end
-    pieces.append(_SPECIAL.sub(lambda m: _SPECIALS[m.group()], text[last:]))
+    pieces.append(_escape_plain(text[last:]))
     return "".join(pieces)
 
 
-def _braces_balance(text: str) -> bool:
+def _escape_plain(text: str) -> str:
+    escaped = _SPECIAL.sub(lambda match: LATEX_SPECIALS[match.group()], text)
+    # "--", "``" and "''" are TeX ligatures (dashes, curly quotes): "{}" between keeps them as typed.
+    return _LIGATURE.sub("{}", escaped)
+
+
+def _is_safe_math(math: str) -> bool:
+    """A formula BibTeX can hold as it is: braces balance and no ``%`` would start a TeX comment."""
     depth = 0
-    escaped = False
-    for character in text:
-        if escaped:
-            escaped = False
-        elif character == "\\":
-            escaped = True
-        elif character == "{":
-            depth += 1
-        elif character == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0 and not escaped
+    for character in math:
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and _UNESCAPED_PERCENT.search(math) is None
 
 
-def _without_math(text: str) -> str:
-    pieces, last = [], 0
-    for start, end in find_math_spans(text):
-        pieces.append(text[last:start] + " ")
-        last = end
-    pieces.append(text[last:])
-    return "".join(pieces)
+def _name(author: str) -> str:
+    """``First Middle Last`` as ``Last, First Middle``, which BibTeX splits the same way every time.
+    A name holding the word "and" is braced whole, so it is not read as two people."""
+    escaped = escape_text(" ".join(author.split()))
+    if re.search(r"(^|\s)and(\s|$)", escaped, re.I):
+        return "{" + escaped + "}"
+    first, _, last = escaped.rpartition(" ")
+    return f"{last}, {first}" if first else last
 
 
-def _ascii_word(word: str) -> str:
-    return slugify(word, separator="", lowercase=True)
+def bibtex_key(paper: TitledPaper) -> str:
+    """A citation key that stays put: first author's last name, year, first title word, and the six
+    hex digits of the paper id's hash that its page address also ends with (so keys are unique)."""
+    name = slugify(paper.paper.authors[0].split()[-1], separator="") if paper.paper.authors else ""
+    words = [w for w in slugify(strip_markup(paper.title)).split("-") if w not in _TITLE_STOPWORDS]
+    year = str(paper.paper.year) if paper.paper.year else ""
+    stem = f"{name}{year}{words[0] if words else ''}" or "paper"
+    return f"{stem}-{hashlib.sha256(paper.paper.id.encode('utf-8')).hexdigest()[:6]}"
+
+
+def entry_type(venue: str | None) -> str:
+    """``article`` for a journal, ``misc`` for a preprint or no venue, else ``inproceedings`` (a digest
+    is most often a conference)."""
+    if not venue or _PREPRINT.search(venue):
+        return "misc"
+    if _JOURNAL.search(venue):
+        return "article"
+    return "inproceedings"
+
+
+def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = False) -> str:
+    """One entry. ``url`` is the paper's page in the digest; without one the paper's own link is used,
+    and with one the paper's own link goes to ``doi`` (a doi.org address) or ``note``."""
+    record = paper.paper
+    kind = entry_type(record.venue)
+    fields: list[tuple[str, str]] = [("title", escape_text(paper.title))]
+    if record.authors:
+        fields.append(("author", " and ".join(_name(a) for a in record.authors)))
+    if record.venue:
+        venue_field = {"article": "journal", "inproceedings": "booktitle"}.get(kind, "howpublished")
+        fields.append((venue_field, escape_text(record.venue)))
+    if record.year:
+        fields.append(("year", str(record.year)))
+    if abstract:
+        fields.append(("abstract", escape_text(record.abstract)))
+    if record.author_keywords:
+        # Keywords are listed with commas, or with semicolons when one holds a comma.
+        separator = "; " if any("," in keyword for keyword in record.author_keywords) else ", "
+        fields.append(("keywords", escape_text(separator.join(record.author_keywords))))
+    own_link = record.url if record.url and " " not in record.url else None
+    if url:
+        fields.append(("url", _escape_url(url)))
+        doi = re.match(r"https?://(?:dx\.)?doi\.org/(10\..+)$", own_link or "")
+        if doi:
+            fields.append(("doi", _escape_url(doi.group(1))))
+        elif own_link:
+            fields.append(("note", rf"\url{{{_escape_url(own_link)}}}"))
+    elif own_link:
+        fields.append(("url", _escape_url(own_link)))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@{kind}{{{bibtex_key(paper)},\n{body}\n}}\n"
+
+
+def _escape_url(url: str) -> str:
+    """A link inside braces: ``%`` and ``#`` escaped as ``\\url`` and biber read them; a stray brace
+    (never in a valid URL) percent-encoded."""
+    url = url.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
+    return re.sub(r"(?<!\\)([%#])", r"\\\1", url)
+
+
+def bibtex_file(entries: Iterable[str], comment: str | None = None) -> str:
+    """Entries one after another, blank lines between, after an optional ``@comment``."""
+    head = f"@comment{{{escape_text(comment)}}}\n\n" if comment else ""
+    return head + "\n".join(entries)
+
+
+def venue_kind(venue: str | None) -> str:
+    """What a paper page's Google Scholar tags call the venue, as the entry type does: "conference"
+    (``inproceedings``), "journal" (``article``) or "other" (no venue, a preprint)."""
+    return {"inproceedings": "conference", "article": "journal"}.get(entry_type(venue), "other")

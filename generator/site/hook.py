@@ -1,6 +1,7 @@
 """MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
 lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
-link into the page's head, makes the search index's text readable, and minifies every page.
+link into the page's head, makes the search index's text readable, minifies every page and writes its
+Content-Security-Policy (``generator.site.csp``).
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -14,9 +15,10 @@ import json
 import re
 from pathlib import Path
 
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.utils import get_relative_url
 
+from generator.site.csp import theme_scripts, with_policy
 from generator.site.feed import FEED_NAME
 from generator.site.minify import minify_html
 from generator.site.output import MANIFEST_NAME
@@ -45,12 +47,18 @@ def on_page_content(content, page, config, files):
     return _WRAPPED_HTML.sub(r"\1", content) if HTML_MARK in content else content
 
 
+log = get_plugin_logger("paper-digest")
+
+LIVE_RELOAD = "paper_digest_live_reload"
+"""Set under ``extra`` by ``paper-digest serve``: its pages get the live-reload script MkDocs writes
+into each page it serves, which the published policy would refuse (``generator.site.csp``)."""
+
+
 def on_post_page(output, page, config):
     head = _head_tags(page, config)
     if head and "</head>" in output:
         output = output.replace("</head>", head + "</head>", 1)
-    # Every page without its templates' indentation: the same page, a sixth smaller.
-    return minify_html(output)
+    return _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
 
 
 def _head_tags(page, config) -> str:
@@ -109,3 +117,25 @@ def _replace(path: Path, text: str) -> None:
     staged = path.with_name(path.name + ".new")
     staged.write_text(text, encoding="utf-8")
     staged.replace(path)
+
+
+def on_post_template(output, template_name, config):
+    # The theme's own pages (404.html) get the same treatment; sitemap.xml is no page.
+    if not template_name.endswith(".html"):
+        return output
+    return _finished_page(output, template_name, template_name, config)
+
+
+def _finished_page(output: str, name: str, template: str, config) -> str:
+    # Without its templates' indentation: the same page, a sixth smaller. Then the policy, hashing
+    # the inline scripts as they are written (minifying leaves scripts as they are).
+    live_reload = (config.get("extra") or {}).get(LIVE_RELOAD) is True
+    theme = theme_scripts(config["theme"].dirs, (template,))
+    page = with_policy(minify_html(output), theme, live_reload=live_reload)
+    for script in page.refused:
+        log.warning(
+            f"{name}: an inline script that is not the theme's is left out of the page's "
+            f"Content-Security-Policy, so browsers will not run it (put scripts in a file listed "
+            f"under extra_javascript): {script.text[:80]!r}"
+        )
+    return page.html

@@ -52,6 +52,15 @@ def read_owner_config(config_file: Path) -> dict[str, Any]:
     return owner
 
 
+def configured_site_url(config_file: Path) -> str | None:
+    """The digest's ``site_url`` as MkDocs reads it (``SITE_URL`` through ``!ENV``), or ``None``."""
+    try:
+        url = read_owner_config(config_file).get("site_url")
+    except DigestError:
+        return None
+    return url if isinstance(url, str) and url.strip() else None
+
+
 def merged_settings(owner: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings to lay over the owner's file: Paper Digest's, merged with the owner's as the
     module docstring says. Keys the owner alone decides are not in the result."""

@@ -274,7 +274,8 @@ class SiteFingerprint:
 def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
     """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
     read, the digest's name (every page shows it), the versions of MkDocs and the theme, and this
-    package's code (its hooks)."""
+    package's code (its hooks). The site's date (``generator.site.source_date``) goes with the docs:
+    only the sitemap shows it, and every build, an update too, writes the sitemap whole."""
     from importlib.metadata import version
 
     from generator.site.mkdocs_config import settings_fingerprint
@@ -284,7 +285,8 @@ def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -
     parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material")]
     parts.append(source_fingerprint())
     settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
-    return SiteFingerprint(docs=docs_fingerprint, settings=settings)
+    dated_docs = f"{docs_fingerprint} SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '')}"
+    return SiteFingerprint(docs=dated_docs, settings=settings)
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -361,11 +363,15 @@ def serve_site(config_file: Path, docs_dir: Path, dev_addr: str | None) -> None:
     """``mkdocs serve`` with live reload, on the given docs folder, with Paper Digest's settings merged in."""
     from mkdocs.commands.serve import serve
 
+    from generator.site.hook import LIVE_RELOAD
     from generator.site.mkdocs_config import merged_settings, read_owner_config
 
     _show_mkdocs_warnings()
     _show_served_address()
-    options = {**merged_settings(read_owner_config(config_file)), "docs_dir": str(docs_dir.resolve())}
+    owner = read_owner_config(config_file)
+    options = {**merged_settings(owner), "docs_dir": str(docs_dir.resolve())}
+    # The preview's pages carry MkDocs' live-reload script, which the site's policy must let run there.
+    options["extra"] = {**(owner.get("extra") or {}), LIVE_RELOAD: True}
     if dev_addr:
         options["dev_addr"] = dev_addr
     try:

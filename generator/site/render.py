@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 from generator import __version__
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
-from generator.site.bibtex import bibtex_entry, venue_kind
+from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
 from generator.site.feed import FEED_NAME, atom_feed
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
@@ -48,6 +48,9 @@ MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
 DATA_FILES = (MAP_DATA, EXPORT_NAME)
 """The files that hold the papers' map positions (``PageRenderer.render_data``)."""
+BIBTEX_EXPORT_NAME = "papers.bib"
+"""Every paper as a BibTeX entry, for reference managers. No map positions in it, so it is written
+with the pages, not after the map (``DATA_FILES``)."""
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
 EXPLORE_PAGE = "explore.md"
 SAVED_PAGE = "saved.md"
@@ -208,6 +211,8 @@ def _markdown_inline(text: str) -> Markup:
 class RenderOptions:
     directory_urls: bool = True
     papers_per_list_page: int = 100
+    site_url: str | None = None
+    """Where the site is served (MkDocs' ``site_url``): papers.bib links each paper's page by it."""
 
 
 class PageRenderer:
@@ -303,7 +308,12 @@ class PageRenderer:
                 paper=_paper_view(paper),
                 authors=list(source.authors),
                 explore=explore,
-                bibtex=bibtex_entry(source, paper.entry.title),
+                # A link that is not http(s) stays out of the entry, as it stays off the page.
+                bibtex=bibtex_entry(
+                    paper.entry
+                    if not source.url or is_safe_url(source.url)
+                    else replace(paper.entry, paper=replace(source, url=None))
+                ),
                 citation=citation_meta(paper),
                 keywords=[keyword_link(k.text) for k in paper.keywords],
                 author_keywords=[keyword_link(k) for k in paper.author_keywords],
@@ -350,6 +360,7 @@ class PageRenderer:
         )
         files[EXPLORE_DATA] = self.explore_data(digest, paper_paths, keyword_papers)
         files[FEED_NAME] = atom_feed(digest, [self.site_path(p) for p in paper_paths])
+        files[BIBTEX_EXPORT_NAME] = self.export_bibtex(digest, paper_paths)
         files["about.md"] = self._template("about.md.j2").render(
             digest=digest,
             version=__version__,
@@ -366,10 +377,11 @@ class PageRenderer:
         self, digest: Digest, paper_paths: list[str], keyword_papers: dict[str, list[int]]
     ) -> str:
         """The compact data file of the Explore and My list pages: each name once, in lists the papers
-        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id]`` with
+        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track]`` with
         positions in those lists (-1 or null when absent)."""
         authors: dict[str, int] = {}
         venues: dict[str, int] = {}
+        tracks: dict[str, int] = {}
         keywords = {keyword: position for position, keyword in enumerate(keyword_papers)}
         papers = []
         for paper, path in zip(digest.papers, paper_paths, strict=True):
@@ -385,6 +397,7 @@ class PageRenderer:
                     -1 if not source.venue else venues.setdefault(source.venue, len(venues)),
                     source.year,
                     source.id,
+                    -1 if not source.track else tracks.setdefault(source.track, len(tracks)),
                 ]
             )
         data = {
@@ -392,6 +405,7 @@ class PageRenderer:
             "authors": list(authors),
             "keywords": list(keywords),
             "venues": list(venues),
+            "tracks": list(tracks),
             "papers": papers,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -422,6 +436,17 @@ class PageRenderer:
         # Compact, one paper a line: a third smaller than indented, and still readable and diffable.
         lines = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in records)
         return "[\n" + ",\n".join(lines) + "\n]\n"
+
+    def export_bibtex(self, digest: Digest, paper_paths: list[str]) -> str:
+        """``papers.bib``: every paper with its page in the digest as ``url`` (absolute when the site's
+        address is known, else from the site root)."""
+        base = (self.options.site_url or "").rstrip("/") + "/"
+        entries = [
+            bibtex_entry(paper.entry, url=base + self.site_path(paper_paths[index]))
+            for index, paper in enumerate(digest.papers)
+        ]
+        note = f"{digest.name}: {len(entries)} papers, from Paper Digest {__version__}"
+        return bibtex_file(entries, comment=note)
 
     def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str]:
         files = {}
@@ -568,6 +593,7 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "authors": list(source.authors),
         "venue": source.venue,
         "year": source.year,
+        "track": source.track,
         "url": source.url if is_safe_url(source.url) else None,
         "author_keywords": list(paper.author_keywords),
     }

@@ -55,7 +55,7 @@ def readable_math(text: str) -> str:
     return _INDEXED_MATH.sub(lambda m: readable_tex(m.group(1) or m.group(2) or ""), text)
 
 
-_PAPER_META = re.compile(r"^(<p>\s*(?:Authors|Venue|Link): (?:(?!</p>|¶).)*?)\s*</p>\s*<p>", re.S)
+_PAPER_META = re.compile(r"^(<p>\s*(?:Authors|Venue|Track|Link): (?:(?!</p>|¶).)*?)\s*</p>\s*<p>", re.S)
 """A paper page's first paragraph (authors, venue, link) and the opening of the next (the abstract)."""
 
 

@@ -9,10 +9,17 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import FileContents, paper_id_from_abstract, read_text
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    json_problem,
+    paper_id_from_abstract,
+    read_text,
+)
 
 
-def read(path: Path) -> FileContents:
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     papers = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -35,8 +42,11 @@ def _paper(record: dict[str, Any], where: SourceLocation) -> Paper:
         return InputError(where.path, where.line, problem)
 
     abstract = record.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
+    if abstract is None:
         raise fail("missing 'abstract' (a non-empty string is required)")
+    if not isinstance(abstract, str) or not abstract.strip():
+        found = "an empty string" if isinstance(abstract, str) else type(abstract).__name__
+        raise fail(f"'abstract' must be a non-empty string, found {found}")
 
     raw_id = record.get("id")
     if raw_id is None or raw_id == "":
@@ -89,10 +99,3 @@ def _optional_year(record: dict[str, Any], fail: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     raise fail(f"'year' must be a number, not {value!r}")
-
-
-def json_problem(error: json.JSONDecodeError) -> str:
-    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
-    position it names is where the bad part starts."""
-    where = "column" if error.msg.endswith(" at") else "at column"
-    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"

@@ -151,6 +151,7 @@
       venue: row[5],
       year: row[6],
       id: row[7],
+      track: row.length > 8 ? row[8] : -1,
     };
   }
 
@@ -174,6 +175,7 @@
     const venue = paper.venue >= 0 ? data.venues[paper.venue] : "";
     const when = [venue, paper.year && !venue.includes(String(paper.year)) ? paper.year : ""].filter(Boolean);
     if (when.length) details.push(when.join(" "));
+    if (paper.track >= 0 && data.tracks) details.push(data.tracks[paper.track]);
     if (paper.topic >= 0) details.push(data.topics[paper.topic]);
     if (details.length) item.append(element("small", null, details.join(" · ")));
     return item;
@@ -186,7 +188,7 @@
 
   // --- Explore ------------------------------------------------------------------------------
 
-  const FILTERS = ["topic", "keyword", "author", "venue", "year"];
+  const FILTERS = ["topic", "keyword", "author", "venue", "track", "year"];
   const PAGE = 50;
 
   function setUpExplore(container) {
@@ -252,6 +254,10 @@
     field("keyword", "Keyword", listInput("paper-explore-keywords", data.keywords));
     field("author", "Author", listInput("paper-explore-authors", data.authors));
     field("venue", "Venue", select([["", "All venues"], ...data.venues.map((v, i) => [String(i), v])]));
+    const tracks = data.tracks || [];
+    if (tracks.length) {
+      field("track", "Track", select([["", "All tracks"], ...tracks.map((t, i) => [String(i), t])]));
+    }
     field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
     field(
       "sort",
@@ -292,6 +298,7 @@
         keyword: value("keyword"),
         author: value("author"),
         venue: value("venue") ? data.venues[Number(value("venue"))] || "" : "",
+        track: controls.track && value("track") ? tracks[Number(value("track"))] || "" : "",
         year: value("year"),
         sort: value("sort"),
       };
@@ -304,6 +311,10 @@
       controls.keyword.value = state.keyword;
       controls.author.value = state.author;
       controls.venue.value = venue >= 0 ? String(venue) : "";
+      if (controls.track) {
+        const track = tracks.indexOf(state.track);
+        controls.track.value = track >= 0 ? String(track) : "";
+      }
       controls.year.value = years.includes(Number(state.year)) ? state.year : "";
       controls.sort.value = ["title", "year", "-year"].includes(state.sort) ? state.sort : "";
     }
@@ -339,6 +350,7 @@
     function matching(state) {
       const topic = state.topic ? data.topics.indexOf(state.topic) : null;
       const venue = state.venue ? data.venues.indexOf(state.venue) : null;
+      const track = state.track ? tracks.indexOf(state.track) : null;
       const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
       const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
       const year = state.year ? Number(state.year) : null;
@@ -346,6 +358,7 @@
         (p) =>
           (topic === null || p.topic === topic) &&
           (venue === null || p.venue === venue) &&
+          (track === null || p.track === track) &&
           (year === null || p.year === year) &&
           (keyword === null || p.keywordIds.includes(keyword)) &&
           (author === null || p.authorIds.includes(author)),
@@ -556,7 +569,7 @@
     if (!paragraphs.length) return;
     // A paper's authors, venue and link open its first paragraph, up to a "¶" (the site's hook
     // joins them to the abstract in the index, so that Material shows them with every match).
-    const META = /^\s*(Authors|Venue|Link): /;
+    const META = /^\s*(Authors|Venue|Track|Link): /;
     const first = paragraphs[0];
     const firstText = first.textContent;
     let authors = null;
@@ -564,7 +577,7 @@
     if (META.test(firstText)) {
       const end = firstText.indexOf(" ¶ ");
       const meta = (end >= 0 ? firstText.slice(0, end) : firstText).replace(/\s+/g, " ").trim();
-      const named = meta.match(/^Authors: (.*?)(?= Venue: | Link: |$)/);
+      const named = meta.match(/^Authors: (.*?)(?= Venue: | Track: | Link: |$)/);
       authors = named ? named[1] : null;
       if (end >= 0) cut = end + 3;
       else paragraphs.shift().remove();
@@ -631,7 +644,7 @@
 
   // A paper page names its authors, venue, year and its keywords without a page of their own in
   // spans; each becomes a link to Explore filtered by it.
-  const FILTER_SPANS = ["author", "venue", "year", "keyword"];
+  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword"];
   function linkToExplore(article) {
     for (const holder of article.querySelectorAll("[data-explore]")) {
       const explore = new URL(holder.dataset.explore, location.href);

