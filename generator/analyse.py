@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.embed import CachedEmbedder, Embedder
+from generator.explain import explain_related, keyphrase_vocabulary, similarity_scale
 from generator.fit import DigestFit, FitStore, paper_key
 from generator.keyphrases import canonical, canonical_key
 from generator.keyphrases.store import CANDIDATES_FILE, CandidateStore
@@ -124,6 +125,10 @@ def analyse(
         space_fit = fit.space if fit is not None else fit_space(counts, vectors)
         space = apply_space(space_fit, counts, vectors)
         related = related_papers(space, keywords, related_per_paper)
+        vocabulary = keyphrase_vocabulary(
+            keywords, [c.keys() for c in candidates.per_paper], candidates.spellings, embedder.embed, vectors
+        )
+        related = explain_related(related, vocabulary, similarity_scale(space.expanded))
 
     with reporter.stage("topics"):
         topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)

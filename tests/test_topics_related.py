@@ -17,6 +17,7 @@ from generator import layout, related
 from generator.analyse import analyse
 from generator.build import BuildRequest, build_digest
 from generator.config import load_settings
+from generator.explain import closeness_text, keyphrase_vocabulary, shared_keyphrases, similarity_scale
 from generator.layout import map_layout
 from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
@@ -324,20 +325,57 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
     assert len(files["map.md"].encode()) < 4_000
 
 
-def test_related_show_shared_terms_when_no_keyword_is_shared(fake_embedder) -> None:
+def test_related_links_show_closeness_and_shared_keyphrases(fake_embedder) -> None:
     digest, _ = themed_digest(8, fake_embedder)
     files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
-    shown_terms = shown_keywords = 0
+    explained = 0
     for paper in digest.papers:
         page = files[f"papers/{paper.entry.slug}.md"].split("## Related papers", 1)[1]
+        assert "shared terms" not in page
         for r in paper.related:
+            assert r.closeness is not None and 0 < r.closeness <= 1
+            assert closeness_text(r.closeness) + " in this digest" in page
             if r.shared_keywords:
-                shown_keywords += 1
-                assert "shared keywords: " + ", ".join(r.shared_keywords) in page
-            elif r.shared_terms:
-                shown_terms += 1
-                assert "shared terms: " + ", ".join(r.shared_terms) in page
-    assert shown_terms and shown_keywords
+                explained += 1
+                assert "both about: " + ", ".join(r.shared_keywords) in page
+    assert explained
+
+
+def test_shared_keyphrases_come_from_the_vocabulary_and_prefer_longer_phrases() -> None:
+    keywords = [[Keyword("wasserstein wormhole", 1.0)], [Keyword("optimal transport", 1.0)], []]
+    candidate_keys = [
+        {"wasserstein wormhole", "optimal transport", "model"},
+        {"wasserstein wormhole", "optimal transport", "model"},
+        {"model"},
+    ]
+    spellings = {key: key for keys in candidate_keys for key in keys}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32) / np.sqrt(2)
+
+    vectors = np.ones((3, 2), dtype=np.float32) / np.sqrt(2)
+    vocabulary = keyphrase_vocabulary(keywords, candidate_keys, spellings, embed, vectors)
+    assert set(vocabulary.spelling) == {"wasserstein wormhole", "optimal transport"}  # "model" is no keyword
+    shared = shared_keyphrases(vocabulary, 0, 1)
+    assert set(shared) == {"wasserstein wormhole", "optimal transport"}
+    assert shared_keyphrases(vocabulary, 0, 2) == ()
+    # "wormhole" is mentioned (a tail of "wasserstein wormhole") but gives way to the longer phrase
+    keywords[2] = [Keyword("wormhole", 1.0)]
+    vocabulary = keyphrase_vocabulary(keywords, candidate_keys, spellings, embed, vectors)
+    assert "wormhole" not in shared_keyphrases(vocabulary, 0, 1)
+
+
+def test_closeness_places_a_similarity_among_all_pairs() -> None:
+    vectors = np.eye(4, dtype=np.float32)
+    vectors[1] = vectors[0]  # one pair of six is identical, the others orthogonal
+    scale = similarity_scale(vectors)
+    assert scale.closeness(1.0) == pytest.approx(1 / 6)
+    assert scale.closeness(0.0) == 1.0
+    assert closeness_text(0.004) == "closest 0.4% of pairs"
+    assert closeness_text(0.0001) == "closest 0.1% of pairs"
+    assert closeness_text(0.023) == "closest 3% of pairs"
+    sampled = similarity_scale(np.eye(50, dtype=np.float32), pairs=100)
+    assert len(sampled.similarities) == 100 and not sampled.similarities.any()  # never a paper with itself
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
