@@ -39,6 +39,10 @@ _VAGUE_WORDS = frozenset(
 )
 
 
+# The names of whole fields: every paper of an ML digest is "ml" or "ai".
+_FIELD_NAMES = frozenset({"ml", "ai", "nlp", "cv", "machine", "artificial", "intelligence"})
+
+
 def topic_count(paper_count: int) -> int:
     """About sqrt(N/2) topics, between 1 and ``MAX_TOPICS``, never more than there are papers."""
     if paper_count <= 0:
@@ -196,6 +200,49 @@ def label_topics(counts: PhraseCounts, groups: Sequence[Sequence[int]]) -> list[
     return labels
 
 
+def label_worthy(phrase: str) -> bool:
+    """Whether a phrase can name a topic: no single word that could head any topic ("model",
+    "insights", "ml", "local"), and no phrase that starts or ends on a word a keyphrase cannot
+    start or end on (a verb, an adjective such as "large" or "empirical", a generic word)."""
+    from generator.keyphrases.wordlists import (
+        ADJECTIVE_ENDING,
+        ADJECTIVE_ENDING_NOUNS,
+        FUNCTION_WORDS,
+        GENERIC_ALONE,
+        GENERIC_EDGE,
+        NO_END,
+        VERBS,
+    )
+
+    words = phrase.split()
+    if not words:
+        return False
+
+    def weak(word: str) -> bool:
+        return (
+            word in FUNCTION_WORDS
+            or word in VERBS
+            or word in GENERIC_EDGE
+            or not any(c.isalpha() for c in word)
+        )
+
+    def adjective(word: str) -> bool:
+        return word in NO_END or (
+            bool(ADJECTIVE_ENDING.search(word)) and word not in ADJECTIVE_ENDING_NOUNS and len(word) > 3
+        )
+
+    last = words[-1]
+    if len(words) == 1:
+        return not (
+            phrase in _VAGUE_WORDS
+            or phrase in GENERIC_ALONE
+            or phrase in _FIELD_NAMES
+            or weak(last)
+            or adjective(last)
+        )
+    return not (weak(words[0]) or weak(last) or adjective(last))
+
+
 def pick_label(candidates: Sequence[tuple[str, float]], size: int = PHRASES_PER_LABEL) -> list[str]:
     """The best ``size`` phrases (``candidates`` are best first) that repeat no word.
 
@@ -204,7 +251,7 @@ def pick_label(candidates: Sequence[tuple[str, float]], size: int = PHRASES_PER_
     """
     chosen: list[tuple[str, float]] = []
     for phrase, weight in candidates:
-        if phrase in _VAGUE_WORDS or any(p == phrase for p, _ in chosen):
+        if not label_worthy(phrase) or any(p == phrase for p, _ in chosen):
             continue
         if any(_is_acronym_of(phrase, p) for p, _ in chosen):
             continue
