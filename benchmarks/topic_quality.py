@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
                 f", ARI {adjusted_rand_score(first, assigned[labelled]):.3f}"
             )
         vague_phrases = [phrase for phrase in phrases if vague(phrase)]
-        line += f"; vague name phrases {len(vague_phrases)} of {len(phrases)} {sorted(set(vague_phrases))[:12]}"
+        line += (
+            f"; vague name phrases {len(vague_phrases)} of {len(phrases)} {sorted(set(vague_phrases))[:12]}"
+        )
         print(line)
         for topic in topics[: arguments.show]:
             print(f"    {len(topic.members):4d}  {topic.label}")

@@ -31,7 +31,14 @@ from generator.related import (
     shared_terms,
 )
 from generator.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
-from generator.topics import find_topics, pick_label, topic_count
+from generator.topics import (
+    assign_topics,
+    find_topics,
+    fit_topics,
+    pick_label,
+    structured_topic_count,
+    topic_count,
+)
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
 
 THEMES = {
@@ -206,7 +213,14 @@ def test_label_phrases_merge_rather_than_repeat() -> None:
     ]
     assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
     assert pick_label([("models", 9.0), ("learning", 8.0), ("privacy", 1.0)]) == ["privacy"]
-    assert pick_label([("a", 4.0), ("b", 3.0), ("c", 2.0), ("d", 1.0)]) == ["a", "b", "c"]
+    four = [("privacy", 4.0), ("robustness", 3.0), ("fairness", 2.0), ("calibration", 1.0)]
+    assert pick_label(four) == ["privacy", "robustness", "fairness"]
+    # never a single vague word, nor a phrase ending on an adjective or a verb
+    vague = [("ml", 9.0), ("local", 8.0), ("insights", 7.0), ("model", 6.0), ("large", 5.0), ("privacy", 1.0)]
+    assert pick_label(vague) == ["privacy"]
+    assert pick_label([("graph neural", 3.0), ("proposed method", 2.0), ("graph neural networks", 1.0)]) == [
+        "graph neural networks"
+    ]
     assert pick_label([("text generation", 3.0), ("generated", 2.0), ("decoding", 1.0)]) == [
         "text generation",
         "decoding",
@@ -454,7 +468,7 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         page.wait_for_load_state("networkidle")  # leaving mid-request would count as a failed request
         points = page.locator(".paper-map svg circle")
         assert points.count() == len(papers)
-        topics = {record["topic"] for record in papers}
+        topics = {record["topic"] for record in papers} - {None}
         assert page.locator(".paper-map__legend [data-topic]").count() == len(topics)
         hrefs = page.eval_on_selector_all(".paper-map svg a", "all => all.map(a => a.getAttribute('href'))")
         assert sorted(h.removeprefix("../") for h in hrefs) == sorted(r["url"] for r in papers)
@@ -512,3 +526,16 @@ def test_the_map_worker_runs_from_a_script_without_running_the_script_again(tmp_
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["t-SNE", "0"], "laid out by the worker, which succeeded"
     assert runs.read_text() == "run ", "the worker did not run the caller's script"
+
+
+def test_topic_count_follows_the_structure_of_the_data() -> None:
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(4, 32))
+    grouped = np.repeat(centres, 30, axis=0) + 0.3 * rng.normal(size=(120, 32))
+    grouped /= np.linalg.norm(grouped, axis=1, keepdims=True)
+    assert structured_topic_count(grouped, 8) >= 4
+    noise = rng.normal(size=(120, 32))
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    assert structured_topic_count(noise, 8) == 0
+    fit = fit_topics(count_phrases(["same words here"] * 120), noise)
+    assert len(fit.centres) == 0 and assign_topics(fit, noise) == []
