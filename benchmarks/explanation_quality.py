@@ -9,7 +9,7 @@ links (five per paper):
 - explained before: links whose two papers share one of their own top keywords (what the pages
   showed), and links that fell back to "shared terms" (raw tf-idf words);
 - explained now: links with at least one shared keyphrase from the digest's keyword vocabulary
-  (``generator.explain``), and how many phrases a link shows;
+  (``generator.analysis.explain``), and how many phrases a link shows;
 - generic: shown phrases that are a single vague word (the keyphrase word lists' generic words,
   function words and verbs, and "ml", "ai", "local", "insights", "space", "size", …) or that more
   than a tenth of the papers use; and the share of links showing one;
@@ -32,18 +32,18 @@ import numpy as np
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analyse import analysis_text, settle_titles  # noqa: E402
-from generator.build import open_embedder  # noqa: E402
-from generator.config import load_settings  # noqa: E402
-from generator.explain import (  # noqa: E402
+from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.explain import (  # noqa: E402
     closeness_text,
     explain_related,
     keyphrase_vocabulary,
     similarity_scale,
 )
-from generator.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, VERBS  # noqa: E402
-from generator.keywords import find_candidates, rank_keywords  # noqa: E402
-from generator.related import paper_space, related_papers  # noqa: E402
+from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, VERBS  # noqa: E402
+from generator.analysis.keywords import find_candidates, rank_keywords  # noqa: E402
+from generator.analysis.related import paper_space, related_papers  # noqa: E402
+from generator.build import open_embedder  # noqa: E402
+from generator.project.settings import load_settings  # noqa: E402
 from generator.sources import read_collection  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"

@@ -51,9 +51,9 @@ def main() -> None:
     parser.add_argument("--plain", action="store_true", help="also run plain KeyBERT for comparison")
     arguments = parser.parse_args()
 
-    from generator.analyse import analysis_text, settle_titles
-    from generator.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
-    from generator.keywords import find_candidates, rank_keywords
+    from generator.analysis.analyse import analysis_text, settle_titles
+    from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+    from generator.analysis.keywords import find_candidates, rank_keywords
     from generator.sources import read_collection
 
     digest_eval = load_eval(arguments.eval)

@@ -26,13 +26,13 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
 from related_quality import DEFAULT_EVAL, load_eval, stripped_copy  # noqa: E402
 
-from generator.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.paper_map import map_layout  # noqa: E402
+from generator.analysis.related import one_thread, paper_space  # noqa: E402
+from generator.analysis.topics import find_topics  # noqa: E402
 from generator.build import open_embedder  # noqa: E402
-from generator.config import load_settings  # noqa: E402
-from generator.layout import map_layout  # noqa: E402
-from generator.related import one_thread, paper_space  # noqa: E402
+from generator.project.settings import load_settings  # noqa: E402
 from generator.sources import read_collection  # noqa: E402
-from generator.topics import find_topics  # noqa: E402
 
 NEIGHBOURS = 10
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.embed import SentenceTransformerEmbedder, cpu_has_native_bfloat16
-from generator.keyphrases import abstract_candidates
-from generator.text import strip_markup
+from generator.analysis.embed import SentenceTransformerEmbedder, cpu_has_native_bfloat16
+from generator.analysis.keyphrases import abstract_candidates
+from generator.analysis.text import strip_markup
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "icml2024.jsonl"

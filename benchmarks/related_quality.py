@@ -30,12 +30,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.related import find_related, paper_space, related_papers  # noqa: E402
+from generator.analysis.topics import find_topics  # noqa: E402
 from generator.build import open_embedder  # noqa: E402
-from generator.config import load_settings  # noqa: E402
-from generator.related import find_related, paper_space, related_papers  # noqa: E402
+from generator.project.settings import load_settings  # noqa: E402
 from generator.sources import read_collection  # noqa: E402
-from generator.topics import find_topics  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPUS = SHARED / "corpora" / "nlp_acl2020_emnlp2020_eacl2021.jsonl"

@@ -84,7 +84,7 @@ def run_build(input_path: Path, work: Path, name: str, precision: str) -> dict:
     )
     command = [
         sys.executable, "-c", wrapper, "build", str(input_path), "--name", name,
-        "--config", str(PROJECT_ROOT / "mkdocs.yml"),
+        "--project", str(PROJECT_ROOT),
         "--docs-dir", str(work / "docs"), "--site-dir", str(work / "site"),
         "--cache-dir", str(work / "cache"), "--precision", precision,
     ]  # fmt: skip
@@ -94,9 +94,9 @@ def run_build(input_path: Path, work: Path, name: str, precision: str) -> dict:
     if result.returncode != 0:
         sys.exit(f"build failed:\n{result.stderr[-3000:]}")
     stages = {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
-    embedded = re.search(r"\((\d+) texts embedded", result.stderr)
+    embedded = re.search(r"embedded ([\d,]+) papers? and ([\d,]+) keyword phrases?", result.stderr)
     rss = re.search(r"peak rss: (\d+) KB, with the map worker (\d+) KB", result.stderr)
-    docs = re.search(r"^docs: (\d+) written", result.stderr, re.M)
+    docs = re.search(r"^docs: ([\d,]+) files? written", result.stderr, re.M)
     notes = [
         line for line in result.stderr.splitlines()
         if line.startswith(("analysis", "mkdocs build: skipped", "paper map: t-SNE", "paper map: PCA"))
@@ -105,8 +105,14 @@ def run_build(input_path: Path, work: Path, name: str, precision: str) -> dict:
         "wall": wall,
         "stages": stages,
         # A build that reuses its last analysis embeds nothing and says so instead of counting.
-        "embedded": int(embedded.group(1)) if embedded else 0 if "analysis reused" in result.stderr else -1,
-        "docs_written": int(docs.group(1)) if docs else -1,
+        "embedded": (
+            sum(int(group.replace(",", "")) for group in embedded.groups())
+            if embedded
+            else 0
+            if "the last analysis reused" in result.stderr
+            else -1
+        ),
+        "docs_written": int(docs.group(1).replace(",", "")) if docs else -1,
         "notes": notes,
         "rss_mb": int(rss.group(1)) / 1024 if rss else float("nan"),
         "tree_rss_mb": int(rss.group(2)) / 1024 if rss else float("nan"),
@@ -121,8 +127,8 @@ def measure_floor(papers: list[dict], precision: str) -> tuple[float, str]:
     """Embed the abstracts once, as the build embeds papers (same backend and batching), no cache."""
     code = (
         "import json,sys,time\n"
-        "from generator.embed import SentenceTransformerEmbedder\n"
-        "from generator.text import strip_markup\n"
+        "from generator.analysis.embed import SentenceTransformerEmbedder\n"
+        "from generator.analysis.text import strip_markup\n"
         "texts=[json.loads(l) for l in open(sys.argv[1],encoding='utf-8')]\n"
         "texts=[(strip_markup(p['title'])+'. ' if p.get('title') else '')+strip_markup(p['abstract'])\n"
         "       for p in texts]\n"

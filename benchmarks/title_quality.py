@@ -35,14 +35,14 @@ sys.path.insert(0, str(PROJECT_ROOT))
 from nltk.stem import PorterStemmer  # noqa: E402
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # noqa: E402
 
-from generator.keyphrases.wordlists import (  # noqa: E402
+from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     ADJECTIVE_ENDING,
     ADJECTIVE_ENDING_NOUNS,
     FUNCTION_WORDS,
     NO_END,
     VERBS,
 )
-from generator.text import derive_title, strip_markup  # noqa: E402
+from generator.analysis.text import derive_title, strip_markup  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [

@@ -27,13 +27,13 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 from explanation_quality import VAGUE_WORDS  # noqa: E402
 from related_quality import DEFAULT_EVAL, load_eval, stripped_copy, topic_agreement  # noqa: E402
 
-from generator.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.keyphrases.wordlists import ADJECTIVE_ENDING, ADJECTIVE_ENDING_NOUNS, NO_END  # noqa: E402
+from generator.analysis.related import paper_space  # noqa: E402
+from generator.analysis.topics import find_topics  # noqa: E402
 from generator.build import open_embedder  # noqa: E402
-from generator.config import load_settings  # noqa: E402
-from generator.keyphrases.wordlists import ADJECTIVE_ENDING, ADJECTIVE_ENDING_NOUNS, NO_END  # noqa: E402
-from generator.related import paper_space  # noqa: E402
+from generator.project.settings import load_settings  # noqa: E402
 from generator.sources import read_collection  # noqa: E402
-from generator.topics import find_topics  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [

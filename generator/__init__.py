@@ -4,7 +4,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 @cache

@@ -6,23 +6,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.analyse import PendingDigest, analyse
-from generator.analysis_cache import AnalysisCache, analysis_key
-from generator.config import Settings
-from generator.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
-from generator.fit import FitStore
+from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse
+from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.fit import FitStore
+from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.model import Collection, Digest
-from generator.progress import Reporter
-from generator.render import DATA_FILES, PageRenderer, RenderOptions
-from generator.site import (
+from generator.progress import Reporter, plural
+from generator.project.settings import Settings
+from generator.site.mkdocs_config import configured_site_url
+from generator.site.output import (
     DocsWriteReport,
     StagedOutput,
+    asset_files,
     build_lock,
     build_site,
     mathjax_files,
     site_fingerprint,
 )
-from generator.sources import read_collection
+from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
+from generator.sources import ReadOptions, read_collection
 
 CACHE_FILE = "embeddings.sqlite3"
 
@@ -35,22 +37,23 @@ class BuildRequest:
     """``None`` writes the Markdown only."""
     name: str | None = None
     refit: bool = False
-    """Fit the digest-wide analysis afresh (``generator.fit``) even when the last fit could be reused."""
+    """Fit the digest-wide analysis afresh (``generator.analysis.fit``) even when the last one would do."""
 
 
 @dataclass(frozen=True)
 class BuildResult:
     digest: Digest
     docs: DocsWriteReport
-    embedded: int
-    cached: int
+    embedded: EmbeddingCounts
     analysis_reused: bool = False
     """The papers, settings and code were as in the last build, so its analysis was used as it was."""
 
 
 def open_embedder(settings: Settings) -> CachedEmbedder:
+    backend = SentenceTransformerEmbedder(
+        settings.model, precision=settings.precision, device=settings.device
+    )
     cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_FILE)
-    backend = SentenceTransformerEmbedder(settings.model, precision=settings.precision)
     return CachedEmbedder(backend, cache)
 
 
@@ -66,10 +69,12 @@ def _build(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None
 ) -> BuildResult:
     with reporter.stage("read inputs"):
-        collection = read_collection(list(request.inputs), name=request.name)
+        collection = read_collection(
+            list(request.inputs), name=request.name, options=ReadOptions(columns=settings.columns)
+        )
     for warning in collection.warnings:
         reporter.warn(warning)
-    reporter.info(f"{collection.name}: {len(collection.papers)} papers")
+    reporter.info(f"{collection.name}: {plural(len(collection.papers), 'paper')}")
 
     own_embedder = embedder is None
     embedder = embedder or open_embedder(settings)
@@ -82,6 +87,9 @@ def _build(
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
+            close_backend = getattr(embedder.backend, "close", None)
+            if close_backend is not None:
+                close_backend()
 
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:
@@ -89,13 +97,8 @@ def _build(
     finally:
         analysis.pending.cancel()
         output.discard()
-    if request.site_dir is not None:
-        reporter.info(f"site: {request.site_dir}")
-
-    hits = getattr(embedder, "hits", 0)
-    misses = getattr(embedder, "misses", 0)
     return BuildResult(
-        digest=digest, docs=report, embedded=misses, cached=hits, analysis_reused=analysis.reused
+        digest=digest, docs=report, embedded=analysis.pending.embedded, analysis_reused=analysis.reused
     )
 
 
@@ -159,9 +162,13 @@ def _write_and_build(
     pending = analysis.pending
     map_is_late = output.staged_site is not None and not pending.map_ready
     with reporter.stage("render pages"):
+        override = settings.resolve(settings.templates)
         renderer = PageRenderer(
-            settings.resolve(settings.templates),
-            RenderOptions(papers_per_list_page=settings.papers_per_list_page),
+            RenderOptions(
+                papers_per_list_page=settings.papers_per_list_page,
+                site_url=configured_site_url(settings.resolve(settings.mkdocs_config)),
+            ),
+            templates_override=override if override.is_dir() else None,
         )
         if map_is_late:
             files: dict[str, str | bytes] = dict(renderer.render_pages(pending.digest))
@@ -169,12 +176,16 @@ def _write_and_build(
         else:
             digest = analysis.complete()
             files = dict(renderer.render(digest))
+        files.update(asset_files())
         files.update(mathjax_files())
         project_docs = settings.project_root / "docs"
         report = output.write_docs(
             files, pending.digest.name, project_docs if project_docs.is_dir() else None
         )
-    reporter.info(f"docs: {report.written} written, {report.unchanged} unchanged, {report.removed} removed")
+    reporter.info(
+        f"docs: {plural(report.written, 'file')} written, "
+        f"{report.unchanged:,} unchanged, {report.removed:,} removed"
+    )
     if output.staged_site is None:
         output.publish()
         return report, digest
@@ -184,8 +195,7 @@ def _write_and_build(
     if map_is_late:
         with reporter.stage("mkdocs build"):
             build_site(config_file, output.staged_docs, output.staged_site)
-        with reporter.stage("paper map, waiting for t-SNE" if not pending.map_ready else "paper map, done"):
-            digest = analysis.complete()
+        digest = analysis.complete()  # reports the map's one line when it is laid out
         report = output.replace_docs(renderer.render_data(digest))
         fingerprint = site_fingerprint(report.fingerprint, config_file, pending.digest.name)
     elif output.site_is_current(fingerprint):

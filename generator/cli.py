@@ -1,4 +1,4 @@
-"""The ``paper-digest`` command: ``build`` a digest site, ``serve`` it with live reload."""
+"""The ``paper-digest`` command: ``new`` digest folder, ``build`` its site, ``serve`` it with live reload."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from generator import __version__
-from generator.build import BuildRequest, build_digest
-from generator.config import Settings, load_settings
-from generator.embed import PRECISIONS
+from generator.analysis.embed import DEVICES, PRECISIONS
+from generator.build import BuildRequest, BuildResult, build_digest
 from generator.errors import DigestError
-from generator.progress import Reporter
+from generator.progress import Reporter, plural
+from generator.project import DigestFolder, find_digest_folder
+from generator.project.settings import Settings, columns_option, load_settings
+from generator.sources.base import PAPER_FIELDS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,36 +27,64 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"paper-digest {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    new = commands.add_parser(
+        "new", help="start a digest folder: mkdocs.yml, abstracts/, a publishing workflow"
+    )
+    new.add_argument("directory", type=Path, metavar="DIR", help="the folder to create (new or empty)")
+    new.add_argument(
+        "--example", action="store_true", help="fill abstracts/ with the 57 bundled ICML 2024 abstracts"
+    )
+
     def common(command: argparse.ArgumentParser) -> None:
         command.add_argument(
             "inputs",
             nargs="*",
             type=Path,
             metavar="INPUT",
-            help="abstract files (.txt: collection name, then abstracts separated by blank lines; "
-            ".jsonl: one paper per line) or folders of them (default: the 'inputs' setting, abstracts/)",
+            help="paper lists (.txt: collection name, then abstracts separated by blank lines; "
+            ".jsonl: one paper per line; .csv/.tsv; .bib; .json: CSL-JSON or OpenReview notes; "
+            ".xml/.atom: an arXiv API response) or folders of them (default: the digest folder's "
+            "abstracts/)",
         )
         command.add_argument(
-            "--config",
+            "--columns",
+            action="append",
+            metavar="FIELD=COLUMN,...",
+            help="which CSV/TSV column holds a field, for headers the reader does not know, e.g. "
+            "--columns abstract=Summary,title=Paper (fields: " + ", ".join(PAPER_FIELDS) + ")",
+        )
+        command.add_argument(
+            "--project",
             type=Path,
-            default=Path("mkdocs.yml"),
-            help="MkDocs configuration (default: mkdocs.yml); "
-            "its folder is the project folder holding pyproject.toml, site_templates/ and docs/",
+            metavar="DIR",
+            help="the digest folder, holding mkdocs.yml (default: the current folder); "
+            "docs/, site/ and the cache are kept there",
         )
         command.add_argument(
-            "--docs-dir", type=Path, help="where the generated Markdown goes (default: docs/)"
+            "--docs-dir", type=Path, help="where the generated Markdown goes (default: docs/ in the digest)"
         )
         command.add_argument(
             "--model", help="sentence-transformers model for embeddings (default: all-MiniLM-L6-v2)"
         )
         command.add_argument(
-            "--precision",
-            choices=PRECISIONS,
-            help="arithmetic for embeddings (default: auto, bfloat16 where the CPU has it natively, "
-            "else float32)",
+            "--device",
+            choices=DEVICES,
+            help="where the model runs (default: auto, a CUDA GPU, else Apple MPS, else the CPU)",
         )
         command.add_argument(
-            "--cache-dir", type=Path, help="embedding cache folder (default: .cache/paper-digest)"
+            "--precision",
+            choices=PRECISIONS,
+            help="arithmetic for embeddings (default: auto: float16 on a GPU; on a CPU bfloat16 where it "
+            "has it natively, else float32)",
+        )
+        command.add_argument(
+            "--cache-dir", type=Path, help="cache folder (default: .cache/paper-digest in the digest)"
+        )
+        command.add_argument(
+            "--ray",
+            metavar="ADDRESS",
+            help="embed with Ray Data on a Ray cluster (auto, HOST:6379, ray://HOST:10001, or local for "
+            "an instance on this machine); needs pip install 'paper-digest[ray]'",
         )
         command.add_argument("--name", help="the digest's name (default: from the input files)")
         command.add_argument(
@@ -69,7 +99,9 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="build the digest: Markdown into docs/, the site into site/")
     common(build)
-    build.add_argument("--site-dir", type=Path, help="where the built site goes (default: site/)")
+    build.add_argument(
+        "--site-dir", type=Path, help="where the built site goes (default: site/ in the digest)"
+    )
     build.add_argument("--no-site", action="store_true", help="write the Markdown only; skip mkdocs build")
 
     serve = commands.add_parser("serve", help="build the Markdown, then preview the site with live reload")
@@ -80,29 +112,28 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    reporter = Reporter(quiet=arguments.quiet)
     try:
-        settings = _settings(arguments)
-        docs_dir = (arguments.docs_dir or settings.project_root / "docs").absolute()
+        if arguments.command == "new":
+            return _new(arguments)
+        reporter = Reporter(quiet=arguments.quiet)
+        folder = find_digest_folder(arguments.project)
+        settings = _settings(arguments, folder)
+        docs_dir = (arguments.docs_dir or folder.root / "docs").absolute()
         inputs = tuple(arguments.inputs) or tuple(settings.resolve(p) for p in settings.inputs)
         if arguments.command == "build":
-            site_dir = None if arguments.no_site else (arguments.site_dir or settings.project_root / "site")
+            site_dir = None if arguments.no_site else (arguments.site_dir or folder.root / "site").absolute()
             result = build_digest(
                 settings, BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit), reporter
             )
-            how = (
-                "the last analysis reused"
-                if result.analysis_reused
-                else f"{result.embedded} texts embedded, {result.cached} from cache"
-            )
-            print(f"built {len(result.digest.papers)} papers ({how})", file=sys.stderr)
+            reporter.result(_summary(result, docs_dir, site_dir))
         else:
-            from generator.site import serve_site
+            from generator.site.output import serve_site
 
-            build_digest(
+            result = build_digest(
                 settings, BuildRequest(inputs, docs_dir, None, arguments.name, arguments.refit), reporter
             )
-            serve_site(settings.resolve(settings.mkdocs_config), docs_dir, arguments.dev_addr)
+            reporter.result(_summary(result, docs_dir, None))
+            serve_site(folder.config_file, docs_dir, arguments.dev_addr)
     except DigestError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -112,19 +143,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _settings(arguments: argparse.Namespace) -> Settings:
-    config_file = arguments.config.absolute()
-    if not config_file.is_file():
-        raise DigestError(
-            f"{arguments.config} not found: run paper-digest in a digest project folder "
-            "(one with mkdocs.yml) or pass --config"
-        )
-    settings = load_settings(config_file.parent)
-    settings = replace(settings, mkdocs_config=config_file)
+def _new(arguments: argparse.Namespace) -> int:
+    from generator.project.scaffold import new_digest
+
+    made = new_digest(arguments.directory, example=arguments.example)
+    inputs = sum(1 for name in made.files if name.startswith("abstracts/") and name.endswith(".txt"))
+    print(f"new digest in {made.root}:")
+    for name in made.files:
+        if not (name.startswith("abstracts/") and name.endswith(".txt")):
+            print(f"  {name}")
+    if inputs:
+        print(f"  abstracts/ ({plural(inputs, 'file')} of the ICML 2024 example)")
+    step = "" if inputs else "put your paper files in abstracts/, then "
+    print(f"next: cd {arguments.directory} && {step}paper-digest build (or paper-digest serve to preview)")
+    return 0
+
+
+def _summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
+    """The one line that says what was built and where, printed even with --quiet."""
+    counts = result.embedded
+    if result.analysis_reused:
+        work = "nothing embedded, the last analysis reused"
+    else:
+        made = [plural(counts.papers, "paper"), plural(counts.phrases, "keyword phrase")]
+        embedded = f"embedded {' and '.join(made)}" if counts.papers or counts.phrases else "nothing embedded"
+        work = f"{embedded}; {plural(counts.cached, 'text')} from the cache"
+    papers = plural(len(result.digest.papers), "paper")
+    where = f"site in {site_dir}" if site_dir is not None else f"Markdown in {docs_dir}"
+    return f"built {papers}: {where} ({work})"
+
+
+def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
+    settings = replace(load_settings(folder.root), mkdocs_config=folder.config_file)
     if arguments.model:
         settings = replace(settings, model=arguments.model)
     if arguments.precision:
         settings = replace(settings, precision=arguments.precision)
+    if arguments.device:
+        settings = replace(settings, device=arguments.device)
+    if arguments.ray:
+        settings = replace(settings, ray_address=arguments.ray)
     if arguments.cache_dir:
         settings = replace(settings, cache_dir=arguments.cache_dir.absolute())
+    if arguments.columns:
+        given = dict(settings.columns)
+        for option in arguments.columns:
+            given.update(columns_option(option))
+        settings = replace(settings, columns=tuple(given.items()))
     return settings

@@ -33,6 +33,8 @@ class Paper:
     venue: str | None = None
     year: int | None = None
     author_keywords: tuple[str, ...] = ()
+    track: str | None = None
+    """The track, session, area or arXiv category the paper was listed under, when the input says."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,11 @@ from typing import TextIO
 Advance = Callable[[int], None]
 
 
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """``1 paper``, ``2 papers``, ``1,204 keyword phrases``."""
+    return f"{count:,} {noun if count == 1 else plural_noun or noun + 's'}"
+
+
 class Reporter:
     """Reports stages and their timings. ``quiet`` keeps only the one-line-per-stage summary."""
 
@@ -23,6 +28,15 @@ class Reporter:
     def info(self, message: str) -> None:
         if not self.quiet:
             print(message, file=self.stream, flush=True)
+
+    def result(self, message: str) -> None:
+        """A line that is printed even when quiet: where the outcome is."""
+        print(message, file=self.stream, flush=True)
+
+    def finished(self, name: str, seconds: float, detail: str = "") -> None:
+        """A stage that was timed elsewhere (it ran beside others): one line, as ``stage`` prints."""
+        self.timings[name] = self.timings.get(name, 0.0) + seconds
+        print(f"{name}: {seconds:.1f}s" + (f" ({detail})" if detail else ""), file=self.stream, flush=True)
 
     def warn(self, message: str) -> None:
         print(f"warning: {message}", file=self.stream, flush=True)
@@ -74,5 +88,5 @@ class Reporter:
         elapsed = time.perf_counter() - start
         self.timings[name] = self.timings.get(name, 0.0) + elapsed
         rate = f", {done / elapsed:.1f} {unit}/s" if done and elapsed > 0 else ""
-        count = f" ({done} {unit}{rate})" if done else ""
+        count = f" ({plural(done, unit.removesuffix('s'), unit)}{rate})" if done else ""
         print(f"{name}: {elapsed:.1f}s{count}", file=self.stream, flush=True)

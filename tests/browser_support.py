@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Response
 
-from generator.text import find_math_spans
+from generator.analysis.text import find_math_spans
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -126,10 +126,11 @@ def build_site_at(config_file: Path, docs_dir: Path, site_dir: Path, site_url: s
     """``mkdocs build`` of an already generated docs folder for the address it will be served at, as
     the Pages workflow builds it: mkdocs.yml reads SITE_URL from the environment."""
     from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+
+    from generator.site.mkdocs_config import load_digest_config
 
     with environment(SITE_URL=site_url, REPO_URL=None):
-        config = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir))
+        config = load_digest_config(config_file, docs_dir=str(docs_dir), site_dir=str(site_dir))
     build(config)
 
 

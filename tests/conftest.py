@@ -71,7 +71,7 @@ def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     root = tmp_path_factory.mktemp("bundled")
     paths = {"docs": root / "docs", "site": root / "site", "cache": root / "cache"}
-    arguments = ["build", "--quiet", "--config", str(PROJECT_ROOT / "mkdocs.yml")]
+    arguments = ["build", "--quiet", "--project", str(PROJECT_ROOT)]
     for option in ("docs", "site", "cache"):
         arguments += [f"--{option}-dir", str(paths[option])]
     assert main(arguments) == 0

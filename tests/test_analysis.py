@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.analyse import settle_titles
-from generator.embed import CachedEmbedder, EmbeddingCache
-from generator.keyphrases import abstract_candidates, canonical, canonical_key
-from generator.keyphrases.candidates import _span_key
-from generator.keyphrases.canonical import key_parts
-from generator.keyphrases.store import CandidateStore
-from generator.keywords import find_candidates, rank_keywords
+from generator.analysis.analyse import settle_titles
+from generator.analysis.embed import CachedEmbedder, EmbeddingCache
+from generator.analysis.keyphrases import abstract_candidates, canonical, canonical_key
+from generator.analysis.keyphrases.candidates import _span_key
+from generator.analysis.keyphrases.canonical import key_parts
+from generator.analysis.keywords import find_candidates, rank_keywords
+from generator.analysis.related import find_related
+from generator.cache.candidates import CandidateStore
 from generator.model import Keyword, Paper, SourceLocation
-from generator.related import find_related
 from tests.conftest import SAMPLE_ABSTRACTS
 
 

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from generator.analysis.text import find_math_spans
 from generator.model import Paper
 from generator.sources import read_collection
-from generator.text import find_math_spans
 from tests.browser_support import (
     CONTENT,
     HEADING,

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from generator.build import BuildRequest, build_digest
-from generator.config import load_settings
 from generator.progress import Reporter
+from generator.project.settings import load_settings
 from tests.browser_support import (
     VIEWPORT,
     PageMonitor,

@@ -28,7 +28,7 @@ def test_malformed_input_stops_before_writing(tmp_path: Path, capsys: pytest.Cap
     bad.write_text('{"abstract": "fine"}\n{"title": "no abstract"}\n', encoding="utf-8")
     docs, site = tmp_path / "docs", tmp_path / "site"
     code = main(
-        ["build", str(bad), "--config", str(PROJECT_ROOT / "mkdocs.yml"), "--docs-dir", str(docs),
+        ["build", str(bad), "--project", str(PROJECT_ROOT), "--docs-dir", str(docs),
          "--site-dir", str(site), "--cache-dir", str(tmp_path / "cache")]
     )  # fmt: skip
     assert code != 0
@@ -36,15 +36,17 @@ def test_malformed_input_stops_before_writing(tmp_path: Path, capsys: pytest.Cap
     assert not docs.exists() and not site.exists()
 
 
-def test_missing_config_is_explained(tmp_path: Path) -> None:
+def test_a_folder_that_is_not_a_digest_is_explained(tmp_path: Path) -> None:
     result = run("build", cwd=tmp_path)
     assert result.returncode == 1
-    assert "mkdocs.yml not found" in result.stderr
+    assert "no mkdocs.yml in this folder" in result.stderr and "paper-digest new" in result.stderr
+    elsewhere = run("build", "--project", str(tmp_path / "absent"), cwd=tmp_path)
+    assert elsewhere.returncode == 1 and "no such folder" in elsewhere.stderr
 
 
 def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:
     from generator.errors import DigestError
-    from generator.site import build_lock
+    from generator.site.output import build_lock
 
     docs = tmp_path / "docs"
     with build_lock(docs):
@@ -53,3 +55,30 @@ def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:
             second.__enter__()
     with build_lock(docs):  # released afterwards
         pass
+
+
+def test_serve_prints_the_address_it_is_bound_to(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from generator.site.output import _show_served_address
+
+    _show_served_address()
+    logging.getLogger("mkdocs.livereload").info("[12:00:00] Serving on http://127.0.0.1:8123/repo/")
+    assert "serving the digest on http://127.0.0.1:8123/repo/ (Ctrl-C to stop)" in capsys.readouterr().out
+
+
+def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
+    from generator.analysis.analyse import EmbeddingCounts
+    from generator.cli import _summary
+    from generator.progress import plural
+
+    class Result:
+        digest = type("D", (), {"papers": [object()]})()
+        analysis_reused = False
+        embedded = EmbeddingCounts(papers=1, phrases=1204, cached=0)
+
+    line = _summary(Result(), tmp_path / "docs", tmp_path / "site")  # type: ignore[arg-type]
+    where = tmp_path / "site"
+    work = "embedded 1 paper and 1,204 keyword phrases; 0 texts from the cache"
+    assert line == f"built 1 paper: site in {where} ({work})"
+    assert plural(2, "paper") == "2 papers" and plural(1, "phrase") == "1 phrase"

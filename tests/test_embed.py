@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.config import load_settings
-from generator.embed import (
+from generator.analysis.embed import (
     EmbeddingCache,
     SentenceTransformerEmbedder,
     _token_counts,
@@ -20,6 +19,7 @@ from generator.embed import (
     token_batches,
 )
 from generator.errors import DigestError
+from generator.project.settings import load_settings
 from tests.conftest import SAMPLE_ABSTRACTS
 
 

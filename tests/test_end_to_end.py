@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.analysis.text import find_math_spans
 from generator.cli import main
-from generator.render import plain_title
-from generator.text import find_math_spans
+from generator.site.render import plain_title
 from tests.conftest import PROJECT_ROOT, broken_links
 
 pytestmark = pytest.mark.slow
@@ -125,11 +125,11 @@ def test_rebuild_keeps_every_url(bundled_build: dict[str, Path], capsys: pytest.
     written = {path: path.stat().st_mtime_ns for path in docs.rglob("*.md")}
     capsys.readouterr()
     assert main(bundled_build["arguments"]) == 0  # type: ignore[arg-type]
-    assert "(the last analysis reused)" in capsys.readouterr().err
+    assert "(nothing embedded, the last analysis reused)" in capsys.readouterr().err
     assert (site / "papers.json").read_text(encoding="utf-8") == before
     assert {path: path.stat().st_mtime_ns for path in docs.rglob("*.md")} == written
     # Analysed and fitted afresh from the cached embeddings: the same digest, nothing embedded.
     assert main([*bundled_build["arguments"], "--refit"]) == 0  # type: ignore[list-item]
-    assert "(0 texts embedded" in capsys.readouterr().err
+    assert re.search(r"\(nothing embedded; [\d,]+ texts from the cache\)", capsys.readouterr().err)
     assert (site / "papers.json").read_text(encoding="utf-8") == before
     assert {path: path.stat().st_mtime_ns for path in docs.rglob("*.md")} == written

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import fit as fit_module
-from generator.analyse import analyse
-from generator.fit import FitStore
+from generator.analysis import fit as fit_module
+from generator.analysis.analyse import analyse
+from generator.analysis.fit import FitStore
 from generator.model import Collection, Digest, Paper
 from generator.progress import Reporter
 from tests.conftest import FakeEmbedder
@@ -109,9 +109,9 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     from dataclasses import replace
 
     from generator import build as build_module
-    from generator.analysis_cache import AnalysisCache
     from generator.build import BuildRequest, build_digest
-    from generator.config import load_settings
+    from generator.cache.analysis import AnalysisCache
+    from generator.project.settings import load_settings
     from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, write_text_input
 
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
@@ -139,6 +139,6 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     AnalysisCache(settings.cache_dir, fake_embedder.name).path.write_text('{"key": "x", "papers": [')
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 4
-    monkeypatch.setattr("generator.analysis_cache.source_fingerprint", lambda: "other code")
+    monkeypatch.setattr("generator.cache.analysis.source_fingerprint", lambda: "other code")
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 5

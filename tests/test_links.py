@@ -10,11 +10,11 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from generator.build import BuildRequest, build_digest
-from generator.config import load_settings
-from generator.mkdocs_hook import HTML_MARK
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
-from generator.render import PageRenderer, RenderOptions
+from generator.project.settings import load_settings
+from generator.site.hook import HTML_MARK
+from generator.site.render import PageRenderer, RenderOptions
 from generator.sources import read_collection
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, broken_links
 
@@ -40,7 +40,7 @@ from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, broken_links
     ],
 )
 def test_addresses_are_the_ones_mkdocs_writes(link: str, page: str, directory_urls: bool) -> None:
-    renderer = PageRenderer(PROJECT_ROOT / "site_templates", RenderOptions(directory_urls=directory_urls))
+    renderer = PageRenderer(RenderOptions(directory_urls=directory_urls))
     target, _, fragment = link.partition("#")
     here = File(page, "docs", "site", directory_urls)
     there = File(str(Path(page).parent / target), "docs", "site", directory_urls)
@@ -50,7 +50,7 @@ def test_addresses_are_the_ones_mkdocs_writes(link: str, page: str, directory_ur
 
 def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder, monkeypatch) -> None:
     """Pages of every kind, long lists split over several pages, a hostile title among the papers."""
-    monkeypatch.setattr("generator.render.KEYWORDS_PER_LIST_PAGE", 3)
+    monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 3)
     source = tmp_path / "in.jsonl"
     location = SourceLocation(source, 1)
     papers = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]
@@ -67,7 +67,9 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
     monkeypatch.setattr(
         "generator.build.read_collection",
-        lambda inputs, name=None: replace(read_collection([_jsonl(source)]), papers=tuple(papers)),
+        lambda inputs, name=None, options=None: replace(
+            read_collection([_jsonl(source)]), papers=tuple(papers)
+        ),
     )
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     site = request.site_dir

@@ -12,10 +12,10 @@ import markdown
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from generator.analysis.text import derive_title, paper_slug, strip_markup
 from generator.errors import DigestError
-from generator.render import html_title, markdown_literal, markdown_text, markdown_title
+from generator.site.render import html_title, markdown_literal, markdown_text, markdown_title
 from generator.sources import read_collection
-from generator.text import derive_title, paper_slug, strip_markup
 
 # Elements that Markdown itself makes from prose; anything else would have come from the input.
 PROSE_ELEMENTS = {"p", "div", "strong", "em", "span", "a", "br", "hr", "code", "pre", "ul", "ol", "li",

@@ -8,12 +8,12 @@ import markdown
 import pytest
 import yaml
 
-from generator.analyse import analyse
-from generator.mkdocs_hook import on_page_content
+from generator.analysis.analyse import analyse
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.render import PageRenderer, markdown_literal, markdown_text, markdown_title
-from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS
+from generator.site.hook import on_page_content
+from generator.site.render import PageRenderer, markdown_literal, markdown_text, markdown_title
+from tests.conftest import SAMPLE_ABSTRACTS
 
 
 def to_html(text: str) -> str:
@@ -78,7 +78,7 @@ def _papers() -> list[Paper]:
 
 def test_rendered_pages_are_consistent(fake_embedder) -> None:
     digest = _digest(fake_embedder, _papers())
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     paper_pages = sorted(path for path in files if path.startswith("papers/"))
     assert len(paper_pages) == len(digest.papers)
     export = json.loads(files["papers.json"])
@@ -102,7 +102,7 @@ def test_rendered_pages_are_consistent(fake_embedder) -> None:
 
 def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
     digest = _digest(fake_embedder, _papers())
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     evil = next(p for p in digest.papers if p.entry.paper.id == "evil")
     page = files[f"papers/{evil.entry.slug}.md"]
     front_matter = yaml.safe_load(page.split("---\n")[1])
@@ -117,11 +117,9 @@ def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
 
 def test_list_pages_paginate(fake_embedder) -> None:
     digest = _digest(fake_embedder, _papers())
-    from generator.render import RenderOptions
+    from generator.site.render import RenderOptions
 
-    files = PageRenderer(PROJECT_ROOT / "site_templates", RenderOptions(papers_per_list_page=3)).render(
-        digest
-    )
+    files = PageRenderer(RenderOptions(papers_per_list_page=3)).render(digest)
     assert {"index.md", "browse/2.md", "browse/3.md"} <= set(files)
     assert "browse/4.md" not in files
     assert 'href="../../papers/' in files["browse/2.md"]  # served at browse/2/
@@ -136,11 +134,9 @@ def test_list_pages_paginate(fake_embedder) -> None:
 
 def test_keyword_and_topic_pages_paginate(fake_embedder) -> None:
     digest = _digest(fake_embedder, _papers())
-    from generator.render import RenderOptions
+    from generator.site.render import RenderOptions
 
-    files = PageRenderer(PROJECT_ROOT / "site_templates", RenderOptions(papers_per_list_page=2)).render(
-        digest
-    )
+    files = PageRenderer(RenderOptions(papers_per_list_page=2)).render(digest)
     for folder in ("keywords", "topics"):
         first_pages = [p for p in files if re.fullmatch(rf"{folder}/[^/]+\.md", p)]
         for first in set(first_pages) - {f"{folder}/index.md"}:
@@ -162,9 +158,9 @@ def test_keyword_and_topic_pages_paginate(fake_embedder) -> None:
 
 
 def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("generator.render.KEYWORDS_PER_LIST_PAGE", 2)
+    monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 2)
     digest = _digest(fake_embedder, _papers())
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     pages = sorted(p for p in files if p.startswith("keyword-list/"))
     keyword_pages = [p for p in files if p.startswith("keywords/") and p != "keywords/index.md"]
     assert len(pages) == (len(keyword_pages) + 1) // 2 - 1 and pages
@@ -192,9 +188,7 @@ def test_venue_line_says_the_year_once(
         for i, a in enumerate(SAMPLE_ABSTRACTS)
     ]
     digest = _digest(fake_embedder, papers)
-    page = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)[
-        f"papers/{digest.papers[0].entry.slug}.md"
-    ]
+    page = PageRenderer().render(digest)[f"papers/{digest.papers[0].entry.slug}.md"]
     (line,) = [line for line in page.splitlines() if line.startswith("**Venue:**")]
     assert line == f"**Venue:** {shown}"
 

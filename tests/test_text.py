@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.text import derive_title, keyword_slug, paper_slug, strip_markup, unique_titles
+from generator.analysis.text import derive_title, keyword_slug, paper_slug, strip_markup, unique_titles
 
 
 @pytest.mark.parametrize(

@@ -13,15 +13,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from generator import layout, related
-from generator.analyse import analyse
-from generator.build import BuildRequest, build_digest
-from generator.config import load_settings
-from generator.explain import closeness_text, keyphrase_vocabulary, shared_keyphrases, similarity_scale
-from generator.layout import map_layout
-from generator.model import Collection, Keyword, Paper, SourceLocation
-from generator.progress import Reporter
-from generator.related import (
+from generator.analysis import paper_map, related
+from generator.analysis.analyse import analyse
+from generator.analysis.explain import (
+    closeness_text,
+    keyphrase_vocabulary,
+    shared_keyphrases,
+    similarity_scale,
+)
+from generator.analysis.paper_map import map_layout
+from generator.analysis.related import (
     LEXICAL_MAX_WORDS,
     count_phrases,
     paper_space,
@@ -30,8 +31,7 @@ from generator.related import (
     same_word,
     shared_terms,
 )
-from generator.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
-from generator.topics import (
+from generator.analysis.topics import (
     assign_topics,
     find_topics,
     fit_topics,
@@ -39,6 +39,11 @@ from generator.topics import (
     structured_topic_count,
     topic_count,
 )
+from generator.build import BuildRequest, build_digest
+from generator.model import Collection, Keyword, Paper, SourceLocation
+from generator.progress import Reporter
+from generator.project.settings import load_settings
+from generator.site.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
 
 THEMES = {
@@ -254,7 +259,7 @@ def test_map_layout_is_cached_by_its_input(tmp_path: Path) -> None:
     embeddings = random.normal(size=(60, 16)).astype(np.float32)
     first = map_layout(embeddings, tmp_path)
     assert first.method == "t-SNE" and not first.from_cache
-    (cached,) = (tmp_path / layout.CACHE_SUBDIR).iterdir()
+    (cached,) = (tmp_path / paper_map.CACHE_SUBDIR).iterdir()
     assert first.positions.shape == (60, 2)
     assert first.positions.min() >= 0 and first.positions.max() <= 1
     again = map_layout(embeddings, tmp_path)
@@ -285,15 +290,15 @@ def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp
     def no_process(*_arguments, **_options) -> None:
         raise OSError("no processes today")
 
-    monkeypatch.setattr(layout.subprocess, "Popen", no_process)
-    monkeypatch.setattr(layout, "_tsne", broken)
+    monkeypatch.setattr(paper_map.subprocess, "Popen", no_process)
+    monkeypatch.setattr(paper_map, "_tsne", broken)
     fallback = map_layout(random.normal(size=(80, 8)), tmp_path)
     assert fallback.method == "PCA" and fallback.positions.shape == (80, 2)
 
 
 def test_a_map_worker_that_dies_is_replaced_by_a_layout_in_the_build(tmp_path: Path) -> None:
     embeddings = np.random.default_rng(2).normal(size=(60, 16)).astype(np.float32)
-    job = layout.start_map_layout(embeddings, tmp_path)
+    job = paper_map.start_map_layout(embeddings, tmp_path)
     assert job._process is not None
     job._process.kill()
     laid_out = job.result()
@@ -306,7 +311,7 @@ def test_a_map_worker_that_dies_is_replaced_by_a_layout_in_the_build(tmp_path: P
 
 def test_topic_pages_map_and_export(fake_embedder) -> None:
     digest, _ = themed_digest(15, fake_embedder)
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     export = json.loads(files["papers.json"])
     topic_pages = {p for p in files if p.startswith("topics/") and p != "topics/index.md"}
     assert len(topic_pages) == len(digest.topics) == 5
@@ -341,7 +346,7 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
 
 def test_related_links_show_closeness_and_shared_keyphrases(fake_embedder) -> None:
     digest, _ = themed_digest(8, fake_embedder)
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     explained = 0
     for paper in digest.papers:
         page = files[f"papers/{paper.entry.slug}.md"].split("## Related papers", 1)[1]
@@ -402,7 +407,7 @@ def test_tiny_digests_analyse_and_render(fake_embedder, count: int) -> None:
     assert len(digest.topics) == 1
     assert all(p.topic == 0 and p.map_position is not None for p in digest.papers)
     assert all(len(p.related) == min(5, count - 1) for p in digest.papers)
-    files = PageRenderer(PROJECT_ROOT / "site_templates").render(digest)
+    files = PageRenderer().render(digest)
     assert len(map_data(files[MAP_DATA])["papers"]) == count
     assert "topics/index.md" in files and "map.md" in files
 
@@ -511,7 +516,7 @@ def test_the_map_worker_runs_from_a_script_without_running_the_script_again(tmp_
         "import sys\n"
         "from pathlib import Path\n"
         "import numpy as np\n"
-        "from generator.layout import start_map_layout\n"
+        "from generator.analysis.paper_map import start_map_layout\n"
         "runs = Path(sys.argv[1])\n"
         "runs.write_text(runs.read_text() + 'run ')\n"
         "vectors = np.random.default_rng(0).normal(size=(60, 16)).astype(np.float32)\n"

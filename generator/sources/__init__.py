@@ -7,18 +7,36 @@ before anything is written, and merges them into one ``Collection``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from generator.errors import DigestError, InputError
 from generator.model import Collection, Paper
-from generator.sources import jsonl, plaintext
-from generator.sources.base import FileContents, paper_id_from_abstract
+from generator.sources import arxiv, bibtex, json_file, jsonl, plaintext, table
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    PAPER_FIELDS,
+    FileContents,
+    ReadOptions,
+    paper_id_from_abstract,
+)
 
-__all__ = ["FileContents", "paper_id_from_abstract", "read_collection"]
+__all__ = ["PAPER_FIELDS", "FileContents", "ReadOptions", "paper_id_from_abstract", "read_collection"]
 
-READERS = {".jsonl": jsonl.read, ".txt": plaintext.read}
+Reader = Callable[[Path, ReadOptions], FileContents]
+
+READERS: dict[str, Reader] = {
+    ".txt": plaintext.read,
+    ".jsonl": jsonl.read,
+    ".csv": table.read,
+    ".tsv": table.read,
+    ".bib": bibtex.read,
+    ".json": json_file.read,
+    ".xml": arxiv.read,
+    ".atom": arxiv.read,
+}
 """Input formats by file suffix."""
+UNKNOWN_FILES_SHOWN = 10
 
 DEFAULT_COLLECTION_NAME = "Paper Digest"
 MAX_ABSTRACT_CHARACTERS = 20_000
@@ -26,14 +44,28 @@ MAX_ABSTRACT_CHARACTERS = 20_000
 MIN_ABSTRACT_WORDS = 10
 
 
-def expand_inputs(paths: Sequence[Path]) -> list[Path]:
-    """Files named directly, plus every supported file inside named folders (sorted, not recursive)."""
+def expand_inputs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
+    """Files named directly, plus every supported file inside named folders (sorted, not recursive),
+    and one warning per folder naming what in it was not read."""
     files: list[Path] = []
+    warnings: list[str] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in READERS)
+            entries = sorted(path.iterdir())
+            found = [p for p in entries if p.is_file() and p.suffix.lower() in READERS]
+            others = [
+                p.name + ("/" if p.is_dir() else "") for p in entries if p not in found and not _unlisted(p)
+            ]
             if not found:
-                raise InputError(path, None, f"folder holds no input files ({', '.join(sorted(READERS))})")
+                listing = f"; it holds {_listing(others)}" if others else ""
+                raise InputError(
+                    path, None, f"folder holds no input files ({', '.join(sorted(READERS))}){listing}"
+                )
+            if others:
+                warnings.append(
+                    f"{path}: {len(others)} item{'s' if len(others) != 1 else ''} not read "
+                    f"(not {', '.join(sorted(READERS))}; folders are not searched): {_listing(others)}"
+                )
             files.extend(found)
         elif path.is_file():
             if path.suffix.lower() not in READERS:
@@ -48,26 +80,42 @@ def expand_inputs(paths: Sequence[Path]) -> list[Path]:
             raise InputError(path, None, "not a regular file or folder")
         else:
             raise InputError(path, None, "no such file or folder")
-    return files
+    return files, warnings
+
+
+def _unlisted(path: Path) -> bool:
+    """Hidden files (``.gitkeep``, ``.DS_Store``) and the folder's own README.md (``paper-digest new``
+    writes one into abstracts/): not inputs, and not worth a warning at every build."""
+    return path.name.startswith(".") or path.name.lower() == "readme.md"
+
+
+def _listing(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:UNKNOWN_FILES_SHOWN])
+    return shown + (
+        f" and {len(names) - UNKNOWN_FILES_SHOWN} more" if len(names) > UNKNOWN_FILES_SHOWN else ""
+    )
 
 
 def _dedupe_key(abstract: str) -> str:
     return re.sub(r"\W+", " ", abstract).strip().lower()
 
 
-def read_collection(paths: Sequence[Path], name: str | None = None) -> Collection:
+def read_collection(
+    paths: Sequence[Path], name: str | None = None, options: ReadOptions = DEFAULT_OPTIONS
+) -> Collection:
     """Read every input, check it as a whole, and return the papers in input order.
 
     Raises ``InputError`` for anything malformed; nothing is written before this returns.
     """
-    files = expand_inputs(paths)
+    files, read_warnings = expand_inputs(paths)
     declared: dict[str, Path] = {}
     papers: list[Paper] = []
     for file in files:
-        contents = READERS[file.suffix.lower()](file)
+        contents = READERS[file.suffix.lower()](file, options)
         if contents.collection_name is not None:
             declared.setdefault(contents.collection_name, file)
         papers.extend(contents.papers)
+        read_warnings.extend(contents.warnings)
     if len(declared) > 1 and name is None:
         listing = "; ".join(f"{path} says {title!r}" for title, path in declared.items())
         raise DigestError(
@@ -77,6 +125,7 @@ def read_collection(paths: Sequence[Path], name: str | None = None) -> Collectio
     if not papers:
         raise DigestError(f"no abstracts found in {', '.join(str(f) for f in files)}")
     unique, warnings = _drop_duplicates(papers)
+    warnings = read_warnings + warnings
     warnings.extend(_check_lengths(unique))
     _check_unique_ids(unique)
     collection_name = name or next(iter(declared), None) or _name_from_papers(unique)
@@ -136,5 +185,6 @@ def _name_from_papers(papers: Sequence[Paper]) -> str:
     if len(venues) == 1:
         venue, year = next(iter(venues))
         if venue:
-            return f"{venue} {year} Papers" if year else f"{venue} Papers"
+            # "ICML 2024" with the year 2024 is "ICML 2024 Papers", not "ICML 2024 2024 Papers".
+            return f"{venue} {year} Papers" if year and str(year) not in venue else f"{venue} Papers"
     return DEFAULT_COLLECTION_NAME

@@ -1,21 +1,45 @@
-"""What every reader shares: decoding files, the record a reader returns, ids for papers without one."""
+"""What every reader shares: decoding files, the record a reader returns, ids for papers without one,
+and the small field clean-ups the structured formats have in common."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper
 
+PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "url", "venue", "year", "track")
+"""The fields a reader fills, by the names ``--columns`` uses."""
+
+SKIPPED_NAMES_SHOWN = 5
+"""How many skipped records a warning names before it only counts the rest."""
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What the maintainer told the readers beyond the files themselves."""
+
+    columns: tuple[tuple[str, str], ...] = ()
+    """``(field, column header)`` pairs for tables whose headers the CSV reader does not know."""
+
+
+DEFAULT_OPTIONS = ReadOptions()
+
 
 @dataclass(frozen=True)
 class FileContents:
-    """What one reader returns: the collection name the file declares, if any, and its papers."""
+    """What one reader returns: the collection name the file declares, if any, its papers, and what it
+    left out (one line each, for the maintainer)."""
 
     collection_name: str | None
     papers: list[Paper]
+    warnings: list[str] = field(default_factory=list)
 
 
 def paper_id_from_abstract(abstract: str) -> str:
@@ -40,3 +64,123 @@ def read_text(path: Path) -> str:
             "re-save the file as UTF-8",
         ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def one_line(text: str | None) -> str | None:
+    """A title, name or venue on one line with single spaces; ``None`` when nothing is left."""
+    if text is None:
+        return None
+    return " ".join(text.split()) or None
+
+
+def paragraphs(text: str) -> str:
+    """Hard-wrapped prose (arXiv summaries, BibTeX fields) as paragraphs: lines joined with a space,
+    paragraphs (blank lines) kept apart."""
+    blocks = re.split(r"\n[ \t\xa0]*\n", text.strip())
+    return "\n\n".join(joined for block in blocks if (joined := " ".join(block.split())))
+
+
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def year_in(text: str) -> int | None:
+    """The first plausible four-digit year in a date or venue string ("2024-05-01", "ICLR 2024")."""
+    found = _YEAR.search(text)
+    return int(found.group(1)) if found else None
+
+
+def web_url(text: str | None) -> str | None:
+    """An http(s) address as given, or ``None`` for anything else (relative paths, file names)."""
+    text = (text or "").strip()
+    return text if re.match(r"https?://\S+$", text, re.I) else None
+
+
+def doi_url(doi: str | None) -> str | None:
+    """A DOI (bare, ``doi:``-prefixed or already a doi.org address) as its https://doi.org/ address."""
+    doi = (doi or "").strip()
+    doi = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi, flags=re.I)
+    return f"https://doi.org/{doi}" if re.match(r"10\.\S+/\S+$", doi) else None
+
+
+def skipped_warning(path: Path, labels: Sequence[str], what: tuple[str, str], why: str) -> list[str]:
+    """One warning for every record a file held but could not give as a paper: how many, which (the
+    first few), and why. ``what`` is the record's name, singular and plural. Empty when nothing was
+    skipped."""
+    if not labels:
+        return []
+    shown = ", ".join(labels[:SKIPPED_NAMES_SHOWN])
+    more = f" and {len(labels) - SKIPPED_NAMES_SHOWN} more" if len(labels) > SKIPPED_NAMES_SHOWN else ""
+    count = f"{len(labels)} {what[0] if len(labels) == 1 else what[1]}"
+    return [f"{path}: {count} skipped, {why}: {shown}{more}"]
+
+
+def json_document(path: Path, text: str) -> tuple[Any, list[int] | None]:
+    """A JSON file and, when it is an array, the line each of its items starts on (for messages)."""
+    try:
+        start = _skip_space(text, 0)
+        if not text.startswith("[", start):
+            return json.loads(text), None
+        decoder = json.JSONDecoder()
+        items: list[Any] = []
+        lines: list[int] = []
+        position = _skip_space(text, start + 1)
+        counted, line = 0, 1
+        if text.startswith("]", position):
+            position += 1
+        else:
+            while True:
+                line += text.count("\n", counted, position)
+                counted = position
+                lines.append(line)
+                item, position = decoder.raw_decode(text, position)
+                items.append(item)
+                position = _skip_space(text, position)
+                if text.startswith(",", position):
+                    position = _skip_space(text, position + 1)
+                    continue
+                if text.startswith("]", position):
+                    position += 1
+                    break
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, position)
+        if _skip_space(text, position) != len(text):
+            raise json.JSONDecodeError("Extra data", text, _skip_space(text, position))
+        return items, lines
+    except json.JSONDecodeError as error:
+        raise InputError(
+            path, error.lineno, f"not valid JSON ({error.msg} at column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise InputError(path, None, "JSON nested too deeply to be a list of papers") from None
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\n\r":
+        position += 1
+    return position
+
+
+def json_type(value: object) -> str:
+    """What a JSON value is, in JSON's words, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def plural_json_type(value: object) -> str:
+    """``json_type`` for many of them: "numbers", "lists" …"""
+    return "nulls" if value is None else json_type(value).split(" ", 1)[1] + "s"
+
+
+def json_problem(error: json.JSONDecodeError) -> str:
+    """``Unterminated string starting at column 28``: the decoder's message ends in "at" when the
+    position it names is where the bad part starts."""
+    where = "column" if error.msg.endswith(" at") else "at column"
+    return f"{error.msg[:1].lower()}{error.msg[1:]} {where} {error.colno}"

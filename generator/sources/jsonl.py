@@ -9,10 +9,17 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import FileContents, paper_id_from_abstract, read_text
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    json_problem,
+    paper_id_from_abstract,
+    read_text,
+)
 
 
-def read(path: Path) -> FileContents:
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     papers = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -21,7 +28,7 @@ def read(path: Path) -> FileContents:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise InputError(path, number, f"not valid JSON ({error.msg} at column {error.colno})") from None
+            raise InputError(path, number, f"not valid JSON: {json_problem(error)}") from None
         if not isinstance(record, dict):
             raise InputError(path, number, f"expected a JSON object, found {type(record).__name__}")
         papers.append(_paper(record, SourceLocation(path, number)))

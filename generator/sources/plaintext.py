@@ -8,12 +8,18 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import FileContents, paper_id_from_abstract, read_text
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    paper_id_from_abstract,
+    read_text,
+)
 
 MAX_HEADER_LENGTH = 200
 
 
-def read(path: Path) -> FileContents:
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     lines = read_text(path).split("\n")
     blocks = _blocks(lines)
     if not blocks:

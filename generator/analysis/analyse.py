@@ -1,0 +1,197 @@
+"""Analysis: settle titles and addresses, embed each paper once, extract keywords, find related papers,
+group the papers into topics and lay them out on a map."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.analysis.embed import CachedEmbedder, Embedder
+from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
+from generator.analysis.fit import DigestFit, FitStore, paper_key
+from generator.analysis.keyphrases import canonical, canonical_key
+from generator.analysis.keywords import find_candidates, rank_keywords
+from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
+from generator.analysis.related import apply_space, count_phrases, fit_space, related_papers
+from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
+from generator.analysis.topics import assign_topics, fit_topics
+from generator.cache.candidates import CANDIDATES_FILE, CandidateStore
+from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
+from generator.progress import Reporter, plural
+
+
+def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
+    """Display titles (derived from the abstract when missing, unique in the digest) and slugs."""
+    base_titles = [paper.title or derive_title(paper.abstract) for paper in papers]
+    return [
+        TitledPaper(
+            paper=paper,
+            title=title,
+            title_was_derived=paper.title is None,
+            slug=paper_slug(base, paper.id),
+        )
+        for paper, base, title in zip(papers, base_titles, unique_titles(base_titles), strict=True)
+    ]
+
+
+def analysis_text(entry: TitledPaper) -> str:
+    """What gets embedded and mined for keywords: the given title and the abstract, as plain text."""
+    abstract = strip_markup(entry.paper.abstract)
+    if entry.title_was_derived:
+        return abstract
+    return f"{strip_markup(entry.title)}. {abstract}"
+
+
+def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
+    """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
+    spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
+    return list(dict.fromkeys(k for k in spelled if k))
+
+
+@dataclass(frozen=True)
+class EmbeddingCounts:
+    papers: int = 0
+    """Papers (title and abstract) embedded by the model."""
+    phrases: int = 0
+    """Keyword phrases embedded by the model."""
+    cached: int = 0
+    """Texts of either kind found in the embedding cache."""
+
+
+@dataclass
+class PendingDigest:
+    """The analysed digest, complete but for the paper map, which t-SNE may still be computing in a
+    worker process: pages that do not show positions can be rendered and built meanwhile."""
+
+    digest: Digest
+    """Its papers' ``map_position`` and its ``map_method`` are set by ``complete``."""
+    map_job: MapJob | None = None
+    """``None`` once the map is in the digest."""
+    on_map: Callable[[MapLayout], None] | None = None
+    """Called once with the finished layout (stores it with the digest's fit)."""
+    embedded: EmbeddingCounts = field(default_factory=lambda: EmbeddingCounts())
+    """How many texts of each kind this analysis embedded and took from the cache."""
+
+    @property
+    def map_ready(self) -> bool:
+        return self.map_job is None or self.map_job.done
+
+    def complete(self) -> Digest:
+        if self.map_job is not None:
+            layout = self.map_job.result()
+            for paper, (x, y) in zip(self.digest.papers, layout.positions, strict=True):
+                paper.map_position = (float(x), float(y))
+            self.digest.map_method = layout.method
+            if self.on_map is not None:
+                self.on_map(layout)
+            self.map_job = None
+        return self.digest
+
+    def cancel(self) -> None:
+        if self.map_job is not None:
+            self.map_job.cancel()
+
+
+def analyse(
+    collection: Collection,
+    embedder: Embedder,
+    reporter: Reporter,
+    keywords_per_paper: int = 5,
+    related_per_paper: int = 5,
+    cache_dir: Path | None = None,
+    refit: bool = False,
+) -> PendingDigest:
+    """``cache_dir`` keeps the digest-wide fit (``generator.analysis.fit``) and the map between builds; by
+    default it is the folder of the embedding cache. ``refit`` fits the space, topics and map afresh
+    even when the stored fit could be reused. Returns before a fresh map is laid out: call
+    ``complete`` on the result for the whole digest."""
+    entries = settle_titles(collection.papers)
+    texts = [analysis_text(entry) for entry in entries]
+    keys = [paper_key(text) for text in texts]
+
+    misses_before, hits_before = getattr(embedder, "misses", 0), getattr(embedder, "hits", 0)
+    with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
+        vectors = embedder.embed(texts, advance)
+    papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
+
+    if cache_dir is None and isinstance(embedder, CachedEmbedder):
+        cache_dir = embedder.cache.path.parent
+    with reporter.stage("keyword candidates", total=len(texts), unit="papers") as advance:
+        candidates = find_candidates(
+            [entry.paper.abstract for entry in entries],
+            [None if entry.title_was_derived else entry.title for entry in entries],
+            keywords_per_paper,
+            CandidateStore(cache_dir / CANDIDATES_FILE) if cache_dir is not None else None,
+        )
+        advance(len(texts))
+    with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
+        keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
+    embedded = EmbeddingCounts(
+        papers=papers_embedded,
+        phrases=getattr(embedder, "misses", papers_embedded + len(candidates.to_embed))
+        - misses_before
+        - papers_embedded,
+        cached=getattr(embedder, "hits", 0) - hits_before,
+    )
+
+    fit_store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
+    fit = None if refit or fit_store is None else fit_store.load()
+    if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
+        changed = plural(fit.changed_papers(keys), "paper")
+        reporter.info(f"analysis fit: {changed} changed since it was made; refitting")
+        fit = None
+
+    with reporter.stage("related papers"):
+        counts = count_phrases(texts)
+        space_fit = fit.space if fit is not None else fit_space(counts, vectors)
+        space = apply_space(space_fit, counts, vectors)
+        related = related_papers(space, keywords, related_per_paper)
+        vocabulary = keyphrase_vocabulary(
+            keywords, [c.keys() for c in candidates.per_paper], candidates.spellings, embedder.embed, vectors
+        )
+        related = explain_related(related, vocabulary, similarity_scale(space.expanded))
+
+    with reporter.stage("topics"):
+        topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)
+        topics = assign_topics(topic_fit, space.vectors)
+    topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
+
+    map_started = time.perf_counter()
+    if fit is not None:
+        map_job = MapJob(place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method))
+    else:
+        map_job = start_map_layout(space.expanded, cache_dir)
+    in_background = not map_job.done
+    if fit is not None:
+        changed = fit.changed_papers(keys)
+        reporter.info(
+            f"analysis fit: reused ({plural(changed, 'paper')} new, edited or removed since it was made)"
+        )
+
+    def on_map(layout: MapLayout) -> None:
+        if fit is None and fit_store is not None:
+            fit_store.save(
+                DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
+            )
+        if fit is not None:
+            how = "kept from the last fit, new and edited papers placed among their neighbours"
+        elif layout.from_cache:
+            how = "from cache"
+        else:
+            how = "laid out in a worker process while the pages were built" if in_background else "laid out"
+        reporter.finished("paper map", time.perf_counter() - map_started, f"{layout.method}, {how}")
+
+    papers = [
+        AnalysedPaper(
+            entry=entry,
+            keywords=found,
+            author_keywords=author_keywords(entry.paper, candidates.spellings),
+            related=near,
+            topic=topic_of.get(index),
+        )
+        for index, (entry, found, near) in enumerate(zip(entries, keywords, related, strict=True))
+    ]
+    digest = Digest(name=collection.name, papers=papers, model_name=embedder.name, topics=topics)
+    return PendingDigest(digest, map_job, on_map, embedded)

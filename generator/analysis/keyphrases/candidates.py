@@ -1,0 +1,237 @@
+"""Keyphrase candidates: noun-phrase-like runs of words, with acronyms resolved, no POS tagger.
+
+An abstract is stripped of markup (math, URLs and tags become phrase breaks), an acronym defined in
+the text ("large language models (LLMs)") is replaced by its expansion, and the text is cut into
+maximal runs of content words at punctuation, function words, verbs and adverbs. Every 1-3-word
+span of a run that neither starts nor ends with a generic word, nor ends with an adjective-like
+word, is a candidate; a span always extended by the same neighbour ("large language" of "large
+language model") is a fragment and dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from generator.analysis.keyphrases.canonical import (
+    TOKEN_CACHE,
+    canonical,
+    canonical_key,
+    is_acronym,
+    key_parts,
+    lower,
+    singular,
+    singular_token,
+)
+from generator.analysis.keyphrases.wordlists import (
+    ADJECTIVE_ENDING,
+    ADJECTIVE_ENDING_NOUNS,
+    FUNCTION_WORDS,
+    GENERIC_ALONE,
+    GENERIC_EDGE,
+    LY_NOUNS,
+    NO_END,
+    VERBS,
+)
+from generator.analysis.text import strip_markup
+
+MAX_WORDS = 3
+PHRASE_BREAK = " ; "
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
+_ACRONYM_DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,11})\s*[;,)]")
+_BREAKING_SYMBOLS = re.compile(r"[{}\\^~|<>=]")
+
+
+@dataclass
+class Candidate:
+    key: str
+    """``canonical_key``: the identity shared by all spellings."""
+    form: str
+    """``canonical`` of the first spelling seen in this abstract."""
+    count: int = 0
+    """Occurrences in the abstract (uses of a defined acronym count for its expansion)."""
+    first_position: float = 1.0
+    """Where it first occurs, as a share of the abstract's words, in [0, 1)."""
+    words: int = 1
+    defined_by_acronym: bool = False
+    in_title: bool = False
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def _weak(token: str) -> bool:
+    """A token that is never inside a keyphrase."""
+    word = lower(token)
+    return (
+        word in FUNCTION_WORDS
+        or word in VERBS
+        or not any(c.isalpha() for c in word)
+        or (len(word) == 1 and not token.isupper())
+        or (word.endswith("ly") and word not in LY_NOUNS and len(word) > 4 and not is_acronym(token))
+    )
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def _bad_edge(token: str, last: bool) -> bool:
+    """A token that may be inside a phrase but not at its start (or end, when ``last``)."""
+    word = lower(token)
+    if word in GENERIC_EDGE:
+        return True
+    if last and word in NO_END:
+        return True
+    if last and not is_acronym(token):
+        head = word.split("-")[-1]
+        if ADJECTIVE_ENDING.search(head) and head not in ADJECTIVE_ENDING_NOUNS and len(head) > 3:
+            return True  # "graph neural", "adversarial"
+        if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
+            return True  # "model trained"
+    return word.endswith(("'s", "s'")) and not last
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
+def _may_stand_alone(token: str) -> bool:
+    """A one-word candidate: three letters or an acronym, and not too generic alone."""
+    return (len(token) >= 3 or is_acronym(token)) and singular(lower(token)) not in GENERIC_ALONE
+
+
+def find_acronyms(text: str) -> dict[str, str]:
+    """Acronyms defined in the text, by the Schwartz-Hearst rule: ``large language models (LLMs)``
+    gives ``{"LLM": "large language models"}``."""
+    found: dict[str, str] = {}
+    for match in _ACRONYM_DEFINITION.finditer(text):
+        short = match.group(1)
+        if not is_acronym(short):
+            continue
+        window = min(len(short) + 5, 2 * len(short)) + 1
+        words = _TOKEN.findall(text[: match.start()])[-window:]
+        for position in range(len(words) - 1, -1, -1):
+            if not words[position][0].isalnum():
+                words = words[position + 1 :]
+                break
+        spelled = _spelled_by(short, words) if words else None
+        if not spelled or spelled > len(words):
+            continue
+        expansion = words[-spelled:]
+        if len(expansion) < 2 and "-" not in expansion[0]:
+            continue
+        if lower(expansion[0]) in FUNCTION_WORDS or lower(expansion[0]) in VERBS:
+            continue
+        found.setdefault(singular_token(short), " ".join(expansion))
+    return found
+
+
+def _spelled_by(short: str, words: list[str]) -> int | None:
+    """How many trailing ``words`` spell the acronym ``short`` (Schwartz & Hearst, 2003), or None."""
+    letters = short.lower()
+    if letters.endswith("s") and len(short) > 2 and short[-2].isupper():
+        letters = letters[:-1]
+    letters = letters.replace("-", "")
+    long_form = " ".join(words).lower()
+    s, position = len(letters) - 1, len(long_form) - 1
+    while s >= 0:
+        letter = letters[s]
+        if not letter.isalnum():
+            s -= 1
+            continue
+        while position >= 0 and (
+            long_form[position] != letter or (s == 0 and position > 0 and long_form[position - 1].isalnum())
+        ):
+            position -= 1
+        if position < 0:
+            return None
+        position -= 1
+        s -= 1
+    return long_form[position + 1 :].count(" ") + 1
+
+
+def _runs(text: str) -> list[list[str]]:
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for token in _TOKEN.findall(text):
+        if not token[0].isalnum() or _weak(token):
+            if current:
+                runs.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
+    """``canonical_key`` of the words ``start:end`` of a run, from the words' ``key_parts``."""
+    if end - start == 1:
+        return parts[start][1]
+    return " ".join([part[0] for part in parts[start : end - 1]]) + " " + parts[end - 1][1]
+
+
+def abstract_candidates(abstract: str, title: str | None = None) -> dict[str, Candidate]:
+    """The candidates of one abstract, by key. ``title`` (a given one) only marks ``in_title``."""
+    clean = _BREAKING_SYMBOLS.sub(PHRASE_BREAK, strip_markup(abstract, gap=PHRASE_BREAK))
+    acronyms = {short: canonical(expansion) for short, expansion in find_acronyms(clean).items()}
+    body = _ACRONYM_DEFINITION.sub(
+        lambda m: PHRASE_BREAK if singular_token(m.group(1)) in acronyms else m.group(0), clean
+    )
+    if acronyms:
+        names = "|".join(map(re.escape, sorted(acronyms, key=len, reverse=True)))
+        body = re.sub(rf"(?<![\w-])({names})s?(?![\w-])", lambda m: acronyms[m.group(1)], body)
+    runs = _runs(body)
+    total = max(1, sum(len(run) for run in runs))
+    candidates: dict[str, Candidate] = {}
+    neighbours: dict[str, tuple[set[str | None], set[str | None]]] = defaultdict(lambda: (set(), set()))
+    offset = 0
+    for run in runs:
+        length = len(run)
+        may_end = [not _bad_edge(token, last=True) for token in run]
+        parts = [key_parts(token) for token in run]
+        for start in range(length):
+            if _bad_edge(run[start], last=False):
+                continue
+            for end in range(start + 1, min(start + MAX_WORDS, length) + 1):
+                if not may_end[end - 1] or (end - start == 1 and not _may_stand_alone(run[start])):
+                    continue
+                key = _span_key(parts, start, end)
+                candidate = candidates.get(key)
+                if candidate is None:
+                    candidate = candidates[key] = Candidate(
+                        key, canonical(" ".join(run[start:end])), 0, (offset + start) / total, end - start
+                    )
+                candidate.count += 1
+                left, right = neighbours[key]
+                left.add(_span_key(parts, start - 1, end) if start > 0 else None)
+                right.add(_span_key(parts, start, end + 1) if end < length else None)
+        offset += length
+    fragments = [
+        key
+        for key, (left, right) in neighbours.items()
+        if (len(right) == 1 and next(iter(right)) in candidates)
+        or (len(left) == 1 and next(iter(left)) in candidates)
+    ]
+    for key in fragments:
+        candidates.pop(key, None)
+    for expansion in acronyms.values():
+        key = canonical_key(expansion)
+        if key in candidates:
+            candidates[key].defined_by_acronym = True
+    if title:
+        in_title = set(abstract_candidates(title))
+        for key, candidate in candidates.items():
+            candidate.in_title = key in in_title
+    return candidates
+
+
+def corpus_spellings(per_abstract: Iterable[dict[str, Candidate]]) -> dict[str, str]:
+    """One spelling per key for the whole digest: the most common canonical form (ties: the
+    hyphenated one, then alphabetical), so ``zeroth-order`` and ``zeroth order`` agree everywhere."""
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for candidates in per_abstract:
+        for key, candidate in candidates.items():
+            votes[key][candidate.form] += 1
+    return {
+        key: min(forms.items(), key=lambda item: (-item[1], "-" not in item[0], item[0]))[0]
+        for key, forms in votes.items()
+    }

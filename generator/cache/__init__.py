@@ -1,0 +1,1 @@
+"""What a build keeps for the next one: stored analyses, keyword candidates, atomic cache files."""

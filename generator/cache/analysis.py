@@ -1,0 +1,128 @@
+"""The last analysis, kept on disk, so a rebuild of unchanged inputs skips it.
+
+The key covers everything an analysis reads: every field of every paper, the digest's name, the
+model, the settings that shape the results, the stored digest-wide fit (``generator.analysis.fit``) and the
+generator's own code. Any difference means a fresh analysis; so does an unreadable file. The
+results are stored as JSON next to the embedding cache, one file per model, and joined back to the
+papers just read (titles and addresses are settled again, which is cheap).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from generator import source_fingerprint
+from generator.analysis.analyse import settle_titles
+from generator.cache.files import replace_file
+from generator.model import AnalysedPaper, Collection, Digest, Keyword, RelatedPaper, Topic
+
+
+def analysis_key(
+    collection: Collection, model_name: str, settings: dict[str, int], fit_file: Path | None
+) -> str:
+    digest = hashlib.sha256()
+
+    def add(value: object) -> None:
+        digest.update(json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\0")
+
+    add([collection.name, model_name, settings])
+    for paper in collection.papers:
+        add([
+            paper.id, paper.title, paper.abstract, list(paper.authors), paper.url,
+            paper.venue, paper.year, list(paper.author_keywords), paper.track,
+        ])  # fmt: skip
+    try:
+        digest.update(fit_file.read_bytes() if fit_file is not None else b"")
+    except OSError:
+        digest.update(b"no fit")
+    digest.update(source_fingerprint().encode())
+    return digest.hexdigest()
+
+
+class AnalysisCache:
+    def __init__(self, cache_dir: Path, model_name: str) -> None:
+        name = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:16]
+        self.path = cache_dir / f"analysis-{name}.json"
+
+    def load(self, key: str, collection: Collection, model_name: str) -> Digest | None:
+        """The stored analysis of exactly these papers, or ``None``."""
+        try:
+            stored = json.loads(self.path.read_text(encoding="utf-8"))
+            if stored.get("key") != key:
+                return None
+            return _decode(stored, collection, model_name)
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None
+
+    def save(self, key: str, digest: Digest) -> None:
+        """Best effort: without it the next build analyses again."""
+        stored = {
+            "key": key,
+            "map_method": digest.map_method,
+            "topics": [asdict(topic) for topic in digest.topics],
+            "papers": [
+                {
+                    "keywords": [[k.text, k.score] for k in paper.keywords],
+                    "related": [asdict(r) for r in paper.related],
+                    "author_keywords": paper.author_keywords,
+                    "topic": paper.topic,
+                    "map_position": paper.map_position,
+                }
+                for paper in digest.papers
+            ],
+        }
+        replace_file(self.path, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
+
+
+def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | None:
+    entries = settle_titles(collection.papers)
+    if len(stored["papers"]) != len(entries):
+        return None
+    papers = [
+        AnalysedPaper(
+            entry=entry,
+            keywords=[Keyword(str(text), float(score)) for text, score in record["keywords"]],
+            related=[
+                RelatedPaper(
+                    index=int(r["index"]),
+                    score=float(r["score"]),
+                    shared_keywords=tuple(r["shared_keywords"]),
+                    shared_terms=tuple(r["shared_terms"]),
+                    closeness=None if r.get("closeness") is None else float(r["closeness"]),
+                )
+                for r in record["related"]
+            ],
+            author_keywords=[str(k) for k in record["author_keywords"]],
+            topic=None if record["topic"] is None else int(record["topic"]),
+            map_position=None
+            if record["map_position"] is None
+            else tuple(map(float, record["map_position"])),
+        )
+        for entry, record in zip(entries, stored["papers"], strict=True)
+    ]
+    topics = [
+        Topic(label=str(t["label"]), phrases=tuple(t["phrases"]), members=tuple(t["members"]))
+        for t in stored["topics"]
+    ]
+    count = len(papers)
+    if any(not 0 <= r.index < count for p in papers for r in p.related) or any(
+        p.topic is not None and not 0 <= p.topic < len(topics) for p in papers
+    ):
+        return None
+    return Digest(
+        name=collection.name,
+        papers=papers,
+        model_name=model_name,
+        topics=topics,
+        map_method=stored["map_method"],
+    )
+
+
+def _position(stored: list | None) -> tuple[float, float] | None:
+    if stored is None:
+        return None
+    x, y = stored
+    return float(x), float(y)

@@ -1,0 +1,56 @@
+"""``paper-digest new``: a digest folder with a commented mkdocs.yml, abstracts/, .gitignore and a
+publishing workflow, like ``mkdocs new`` or ``hugo new site``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator import __version__
+from generator.errors import DigestError
+
+SKELETON_DIR = Path(__file__).with_name("skeleton")
+EXAMPLE_DIR = Path(__file__).with_name("example")
+"""The bundled ICML 2024 abstracts (``--example``)."""
+
+RENAMED = {"gitignore": ".gitignore"}
+"""Skeleton files stored under another name: a package must not hold a live .gitignore."""
+REQUIREMENT_MARK = "{{PAPER_DIGEST_REQUIREMENT}}"
+
+
+@dataclass(frozen=True)
+class NewDigest:
+    root: Path
+    files: tuple[str, ...]
+    """What was written, relative to ``root``."""
+
+
+def new_digest(target: Path, example: bool = False) -> NewDigest:
+    """Write a new digest folder at ``target``, which must be absent or empty."""
+    target = target.absolute()
+    if target.exists() and not target.is_dir():
+        raise DigestError(f"{target} exists and is not a folder")
+    if target.is_dir() and any(target.iterdir()):
+        raise DigestError(f"{target} is not empty; choose a new or empty folder (nothing was written)")
+    files: dict[str, bytes] = {}
+    for source in sorted(SKELETON_DIR.rglob("*")):
+        if source.is_file() and "__pycache__" not in source.parts:
+            relative = source.relative_to(SKELETON_DIR).as_posix()
+            files[RENAMED.get(relative, relative)] = source.read_bytes()
+    workflow = ".github/workflows/pages.yml"
+    files[workflow] = files[workflow].replace(
+        REQUIREMENT_MARK.encode(), f"paper-digest=={__version__}".encode()
+    )
+    if example:
+        for source in sorted(EXAMPLE_DIR.glob("*.txt")):
+            files[f"abstracts/{source.name}"] = source.read_bytes()
+        if not any(name.startswith("abstracts/") and name.endswith(".txt") for name in files):
+            raise DigestError(f"the bundled example abstracts are missing from {EXAMPLE_DIR}; reinstall")
+    try:
+        for relative, content in files.items():
+            path = target / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+    except OSError as error:
+        raise DigestError(f"cannot write {error.filename or target}: {error.strerror or error}") from None
+    return NewDigest(target, tuple(sorted(files)))

@@ -1,0 +1,1 @@
+"""The site: Markdown pages from the templates, the MkDocs configuration, the build and its output."""

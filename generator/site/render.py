@@ -1,0 +1,585 @@
+"""Rendering: the analysed digest -> Markdown pages (Jinja2 templates) and ``papers.json``.
+
+Everything that came from an input file is data. It reaches Markdown only through
+``markdown_text`` (prose that keeps Markdown emphasis and TeX math but never becomes HTML or a
+link to anything but http(s)) or as an escaped plain string.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
+from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
+
+from generator import __version__
+from generator.analysis.explain import closeness_text
+from generator.analysis.text import find_math_spans, keyword_slug
+from generator.model import AnalysedPaper, Digest
+from generator.site.bibtex import bibtex_entry, bibtex_file
+
+TEMPLATES_DIR = Path(__file__).with_name("templates")
+"""The packaged page templates."""
+PAPERS_DIR = "papers"
+KEYWORDS_DIR = "keywords"
+LIST_DIR = "browse"
+KEYWORD_LIST_DIR = "keyword-list"
+KEYWORDS_PER_LIST_PAGE = 300
+"""About 60 bytes of HTML each: 300 keep a page of the keyword index under 40 KB."""
+KEYWORDS_PER_LIST_ENTRY = 3
+"""Keywords shown, as plain text, under each paper in the list of papers: with 3, a page of 100 papers
+stays under 40 KB at a whole conference (all 5, or links, would not)."""
+TOPICS_DIR = "topics"
+MAP_PAGE = "map.md"
+MAP_DATA = "assets/paper-map.js"
+"""The map's points, loaded by docs/javascripts/map.js: kept out of the page so it stays small, and a
+script rather than JSON so the map also works from a site opened from disk (file:// forbids fetch)."""
+MAP_DATA_PREFIX = "window.paperDigestMap = "
+MAP_DECIMALS = 4
+EXPORT_NAME = "papers.json"
+DATA_FILES = (MAP_DATA, EXPORT_NAME)
+"""The files that hold the papers' map positions (``PageRenderer.render_data``)."""
+BIBTEX_EXPORT_NAME = "papers.bib"
+"""Every paper as a BibTeX entry, for reference managers. No map positions in it, so it is written
+with the pages, not after the map (``DATA_FILES``)."""
+MIN_PAPERS_PER_KEYWORD_PAGE = 2
+
+_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
+_ARITHMATEX_INLINE = re.compile(f"{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE}", re.S)
+"""Inline math as arithmatex finds it (as configured in mkdocs.yml): the formula is group 3 or 6."""
+_SAFE_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
+# Characters that would start Markdown structure inside inline text: escaped so titles, names and
+# venues read literally. Emphasis (*, _) is left alone in prose on purpose. Not "~": the site's
+# Markdown gives it no meaning, and does not unescape "\~", which would show its backslash.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}#+!|$])")
+
+
+def is_safe_url(url: str | None) -> bool:
+    return bool(url) and bool(_SAFE_URL.match(url or ""))
+
+
+def _escape_prose(text: str) -> str:
+    """HTML-escape, keep links to http(s) (images become links), and make every other bracket
+    literal, so no other link, image or reference definition can form."""
+
+    def literal(part: str) -> str:
+        return _escape_markdown_specials(html.escape(part, quote=False), "\\$[]{}")
+
+    pieces = []
+    last = 0
+    for match in _LINK.finditer(text):
+        pieces.append(literal(text[last : match.start()]))
+        label, target = match.group(2), match.group(3)
+        if is_safe_url(target):
+            pieces.append(f"[{literal(label)}]({html.escape(target)})")
+        else:
+            pieces.append(literal(label))
+        last = match.end()
+    pieces.append(literal(text[last:]))
+    return "".join(pieces)
+
+
+def _escape_markdown_specials(text: str, characters: str) -> str:
+    return "".join(f"\\{c}" if c in characters else c for c in text)
+
+
+def _safe_math(math: str) -> str:
+    """A math span (on one line) in a form arithmatex reads as inline math exactly where
+    ``find_math_spans`` found it; anything else would leave its contents to Markdown, links
+    included. ``$$…$$`` and ``\\[…\\]`` in running text become inline math (arithmatex reads them
+    only as blocks), inner spaces trimmed as its ``$…$`` requires; a span that cannot be made so is
+    shown as text: one arithmatex would not read whole, or one holding a backtick (Markdown reads code
+    spans first, so a backtick would end the formula). ``<`` becomes TeX's ``\\lt``, so no span can
+    open an HTML tag."""
+    formula = math
+    if math.startswith(("$$", "\\[")):
+        inner = math[2:-2].strip()
+        formula = f"${inner}$" if math.startswith("$$") else f"\\({inner}\\)"
+    formula = formula.replace("<", "\\lt ")
+    if formula.endswith("\\lt $"):  # arithmatex reads no "$…$" that ends in a space
+        formula = formula[:-2] + "$"
+    read = _ARITHMATEX_INLINE.fullmatch(formula)
+    if read is None or not (read.group(3) or read.group(6)) or "`" in formula:
+        return _escape_prose(math)
+    return formula
+
+
+def markdown_text(text: str) -> Markup:
+    """Untrusted prose as Markdown: emphasis and ``$…$`` math kept, HTML shown as text."""
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(_escape_prose(text[last:start]))
+        # On one line: a line break inside a formula could let Markdown end the block there (a
+        # "---" line makes a heading), leaving the formula's contents to be read as Markdown, links
+        # included. In TeX a line break is a space.
+        pieces.append(_safe_math(" ".join(text[start:end].split("\n")).replace("\r", " ")))
+        last = end
+    pieces.append(_escape_prose(text[last:]))
+    return Markup("".join(pieces))
+
+
+def markdown_literal(text: str) -> Markup:
+    """Untrusted short text (a name, a venue) that must read exactly as written."""
+    escaped = html.escape(" ".join(text.split()), quote=False)
+    return Markup(_MARKDOWN_PUNCTUATION.sub(r"\\\1", escaped))
+
+
+def markdown_title(text: str) -> Markup:
+    """A title: math kept, everything else literal, on one line."""
+    text = " ".join(text.split())
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(_literal_segment(text[last:start]))
+        pieces.append(_safe_math(text[start:end]))
+        last = end
+    pieces.append(_literal_segment(text[last:]))
+    return Markup("".join(pieces))
+
+
+def _literal_segment(text: str) -> str:
+    """``markdown_literal`` for the text between formulas: the spaces next to a formula stay."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(re.sub(r"\s+", " ", text), quote=False))
+
+
+def plain_title(text: str) -> str:
+    """A title as plain text for the browser tab and search: math keeps its TeX, minus delimiters."""
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        pieces.append(text[last:start])
+        pieces.append(text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)"))
+        last = end
+    pieces.append(text[last:])
+    return " ".join("".join(pieces).split())
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-f]+|[0-9a-z]+);", re.I)
+"""What Python-Markdown leaves unescaped in text as a character reference."""
+
+
+def html_title(text: str) -> Markup:
+    """A title as HTML, as Python-Markdown shows ``markdown_title(text)``: math as arithmatex hands it
+    to MathJax, everything else escaped text. For the long lists of papers, which are written as HTML
+    so that MkDocs need not parse thousands of Markdown links."""
+    text = " ".join(text.split())
+    pieces = []
+    last = 0
+    for start, end in find_math_spans(text):
+        math = _safe_math(text[start:end])
+        if not math.startswith(("$", "\\(")):  # shown as text, Markdown and all: rare, so ask Markdown
+            return _markdown_inline(markdown_title(text))
+        inner = math[1:-1] if math.startswith("$") else math[2:-2]
+        # Markdown writes a formula's "&name;" as it is, so a browser reads an entity there: decoded
+        # here, then escaped again with everything else.
+        inner = _ENTITY.sub(lambda entity: html.unescape(entity.group()), inner)
+        pieces.append(escape(text[last:start]))
+        pieces.append(Markup('<span class="arithmatex">\\({}\\)</span>').format(inner))
+        last = end
+    pieces.append(escape(text[last:]))
+    return Markup("").join(pieces)
+
+
+def _markdown_inline(text: str) -> Markup:
+    """One line of Markdown as HTML, with the extensions of the site's Markdown that inline text uses."""
+    import markdown
+
+    converted = markdown.markdown(
+        text,
+        extensions=["tables", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    return Markup(converted.removeprefix("<p>").removesuffix("</p>"))
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    directory_urls: bool = True
+    papers_per_list_page: int = 100
+    site_url: str | None = None
+    """Where the site is served (MkDocs' ``site_url``): papers.bib links each paper's page by it."""
+
+
+class PageRenderer:
+    """Turns a ``Digest`` into ``{relative path: file content}`` for the docs folder."""
+
+    def __init__(self, options: RenderOptions | None = None, templates_override: Path | None = None) -> None:
+        """``templates_override``: a folder whose templates replace the packaged ones of the same name."""
+        self.options = options or RenderOptions()
+        loaders = [FileSystemLoader(str(templates_override))] if templates_override else []
+        self.environment = Environment(
+            loader=ChoiceLoader([*loaders, FileSystemLoader(str(TEMPLATES_DIR))]),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.environment.filters["md"] = markdown_literal
+        self.environment.filters["md_text"] = markdown_text
+        self.environment.filters["md_title"] = markdown_title
+        self.environment.filters["plain_title"] = plain_title
+        self.environment.filters["html_title"] = html_title
+        # A Markdown link in raw HTML is not rewritten by MkDocs: `link | href(page)` is the address
+        # MkDocs would have written for it on the page `page` (a docs path).
+        self.environment.filters["href"] = self.site_href
+        self.environment.filters["yaml"] = lambda value: Markup(json.dumps(value, ensure_ascii=True))
+        # MkDocs themes print a page's front-matter title as HTML, unescaped (Material's <title> and
+        # header), so a title from the input is escaped before it goes there.
+        self.environment.filters["title_meta"] = lambda value: Markup(
+            json.dumps(html.escape(str(value), quote=False), ensure_ascii=True)
+        )
+
+    def site_path(self, markdown_path: str) -> str:
+        """The URL path (relative to the site root) that MkDocs gives a Markdown file."""
+        stem = markdown_path.removesuffix(".md")
+        if not self.options.directory_urls:
+            return f"{stem}.html"
+        if stem == "index":
+            return ""
+        return f"{stem.removesuffix('/index')}/"
+
+    def site_href(self, link: str, page: str) -> str:
+        """The URL of the Markdown link ``link`` (a docs path relative to the page ``page``, maybe with
+        a fragment) relative to the page's own URL, as MkDocs writes it."""
+        from mkdocs.utils import get_relative_url
+
+        target, hash_mark, fragment = link.partition("#")
+        url = self.site_path(posixpath.normpath(posixpath.join(posixpath.dirname(page), target)))
+        # MkDocs names the site's root "./", where ``site_path`` gives "".
+        return get_relative_url(url or "./", self.site_path(page) or "./") + hash_mark + fragment
+
+    def render(self, digest: Digest) -> dict[str, str]:
+        """Every file: the pages and the data files."""
+        return self.render_pages(digest) | self.render_data(digest)
+
+    def render_data(self, digest: Digest) -> dict[str, str]:
+        """The files that hold the papers' map positions, which may be laid out after the pages are
+        built: the map's points and ``papers.json``."""
+        paper_paths = _paper_paths(digest)
+        return {  # the keys of DATA_FILES
+            MAP_DATA: self._map_data(digest, paper_paths, _topic_paths(digest)),
+            EXPORT_NAME: self.export(digest, paper_paths),
+        }
+
+    def render_pages(self, digest: Digest) -> dict[str, str]:
+        """The Markdown pages; no page shows a map position."""
+        keyword_papers = _keyword_index(digest.papers)
+        keyword_pages = {
+            keyword: f"{KEYWORDS_DIR}/{keyword_slug(keyword)}.md"
+            for keyword, members in keyword_papers.items()
+            if len(members) >= MIN_PAPERS_PER_KEYWORD_PAGE
+        }
+        paper_paths = _paper_paths(digest)
+        topic_paths = _topic_paths(digest)
+        files: dict[str, str] = {}
+
+        for index, paper in enumerate(digest.papers):
+            files[paper_paths[index]] = self._template("paper.md.j2").render(
+                digest=digest,
+                paper=_paper_view(paper),
+                keywords=[
+                    {"text": k.text, "page": _relative(keyword_pages.get(k.text), PAPERS_DIR)}
+                    for k in paper.keywords
+                ],
+                author_keywords=[
+                    {"text": k, "page": _relative(keyword_pages.get(k), PAPERS_DIR)}
+                    for k in paper.author_keywords
+                ],
+                topic=None
+                if paper.topic is None
+                else {
+                    "label": digest.topics[paper.topic].label,
+                    "page": _relative(topic_paths[paper.topic], PAPERS_DIR),
+                },
+                map_page=_relative(MAP_PAGE, PAPERS_DIR) + f"#paper={paper.entry.slug}",
+                related=[
+                    {
+                        "title": digest.papers[r.index].entry.title,
+                        "page": _relative(paper_paths[r.index], PAPERS_DIR),
+                        "score": r.score,
+                        "closeness": None if r.closeness is None else closeness_text(r.closeness),
+                        "shared_keywords": list(r.shared_keywords),
+                    }
+                    for r in paper.related
+                ],
+            )
+        files.update(self._topic_pages(digest, paper_paths, topic_paths))
+        files[MAP_PAGE] = self._map_page(digest)
+
+        for keyword, path in keyword_pages.items():
+            members = keyword_papers[keyword]
+            size = self.options.papers_per_list_page
+            for page in _paginate(members, size, path, path.removesuffix(".md")):
+                files[page.path] = self._template("keyword.md.j2").render(
+                    digest=digest,
+                    keyword=keyword,
+                    count=len(members),
+                    **self._page_of_papers(digest, page, paper_paths),
+                )
+        files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
+        files.update(self._list_pages(digest, paper_paths))
+        files[BIBTEX_EXPORT_NAME] = self.export_bibtex(digest, paper_paths)
+        files["about.md"] = self._template("about.md.j2").render(
+            digest=digest,
+            version=__version__,
+            keyword_page_count=len(keyword_pages),
+            min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
+        )
+        return files
+
+    def export(self, digest: Digest, paper_paths: list[str]) -> str:
+        records = [
+            {
+                "id": paper.entry.paper.id,
+                "slug": paper.entry.slug,
+                "title": paper.entry.title,
+                "url": self.site_path(paper_paths[index]),
+                "authors": list(paper.entry.paper.authors),
+                "keywords": [k.text for k in paper.keywords],
+                "topic": None if paper.topic is None else digest.topics[paper.topic].label,
+                "map": _map_point(paper.map_position),
+                "related": [
+                    {
+                        "id": digest.papers[r.index].entry.paper.id,
+                        "score": r.score,
+                        "closeness": r.closeness,
+                        "shared_keywords": list(r.shared_keywords),
+                        "shared_terms": list(r.shared_terms),
+                    }
+                    for r in paper.related
+                ],
+            }
+            for index, paper in enumerate(digest.papers)
+        ]
+        # Compact, one paper a line: a third smaller than indented, and still readable and diffable.
+        lines = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in records)
+        return "[\n" + ",\n".join(lines) + "\n]\n"
+
+    def export_bibtex(self, digest: Digest, paper_paths: list[str]) -> str:
+        """``papers.bib``: every paper with its page in the digest as ``url`` (absolute when the site's
+        address is known, else from the site root)."""
+        base = (self.options.site_url or "").rstrip("/") + "/"
+        entries = [
+            bibtex_entry(paper.entry, url=base + self.site_path(paper_paths[index]))
+            for index, paper in enumerate(digest.papers)
+        ]
+        note = f"{digest.name}: {len(entries)} papers, from Paper Digest {__version__}"
+        return bibtex_file(entries, comment=note)
+
+    def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str]:
+        files = {}
+        listing = _paginate(
+            range(len(digest.papers)), self.options.papers_per_list_page, "index.md", LIST_DIR
+        )
+        for page in listing:
+            view = self._page_of_papers(digest, page, paper_paths)
+            for item, i in zip(view["papers"], page.items, strict=True):
+                item["keywords"] = [k.text for k in digest.papers[i].keywords[:KEYWORDS_PER_LIST_ENTRY]]
+            files[page.path] = self._template("index.md.j2").render(digest=digest, **view)
+        return files
+
+    @staticmethod
+    def _page_of_papers(digest: Digest, page: _ListPage, paper_paths: list[str]) -> dict[str, Any]:
+        """What every template of a page of papers is given: where it stands in its list, and its papers
+        linked from its own folder."""
+        return {
+            "path": page.path,
+            "page_number": page.number,
+            "pages": page.links,
+            "first": page.start + 1,
+            "last": page.start + len(page.items),
+            "papers": [
+                {"title": digest.papers[i].entry.title, "page": _relative(paper_paths[i], page.folder)}
+                for i in page.items
+            ],
+        }
+
+    def _topic_pages(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
+        files = {}
+        for topic, path in zip(digest.topics, topic_paths, strict=True):
+            size = self.options.papers_per_list_page
+            for page in _paginate(topic.members, size, path, path.removesuffix(".md")):
+                files[page.path] = self._template("topic.md.j2").render(
+                    digest=digest,
+                    topic=topic,
+                    map_page=_relative(MAP_PAGE, page.folder) + f"#topic={_slug_of(path)}",
+                    topics_page=_relative(f"{TOPICS_DIR}/index.md", page.folder),
+                    **self._page_of_papers(digest, page, paper_paths),
+                )
+        files[f"{TOPICS_DIR}/index.md"] = self._template("topics_index.md.j2").render(
+            digest=digest,
+            path=f"{TOPICS_DIR}/index.md",
+            map_page=_relative(MAP_PAGE, TOPICS_DIR),
+            topics=[
+                {"label": topic.label, "page": _relative(path, TOPICS_DIR), "count": len(topic.members)}
+                for topic, path in zip(digest.topics, topic_paths, strict=True)
+            ],
+        )
+        return files
+
+    def _map_page(self, digest: Digest) -> str:
+        """The map page names its data and the site root by URLs relative to itself, as raw HTML
+        links are not rewritten by MkDocs."""
+        root = "../" * self.site_path(MAP_PAGE).count("/")
+        return self._template("map.md.j2").render(
+            digest=digest,
+            data_url=root + MAP_DATA,
+            root=root,
+            topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
+        )
+
+    def _map_data(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> str:
+        data = {
+            "topics": [
+                {"label": topic.label, "slug": _slug_of(path), "url": self.site_path(path)}
+                for topic, path in zip(digest.topics, topic_paths, strict=True)
+            ],
+            # [x, y, topic, title, url] per paper: compact, since a digest may hold thousands
+            "papers": [
+                [
+                    *(_map_point(paper.map_position) or [0.5, 0.5]),
+                    -1 if paper.topic is None else paper.topic,
+                    _readable_title(paper.entry.title),
+                    self.site_path(path),
+                ]
+                for paper, path in zip(digest.papers, paper_paths, strict=True)
+            ],
+        }
+        return MAP_DATA_PREFIX + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+
+    def _keyword_list_pages(
+        self, digest: Digest, keyword_pages: dict[str, str], keyword_papers: dict[str, list[int]]
+    ) -> dict[str, str]:
+        """The keyword index, split into pages short enough to stay small at a whole conference."""
+        ordered = sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
+        listing = _paginate(ordered, KEYWORDS_PER_LIST_PAGE, f"{KEYWORDS_DIR}/index.md", KEYWORD_LIST_DIR)
+        files = {}
+        for page in listing:
+            files[page.path] = self._template("keywords_index.md.j2").render(
+                digest=digest,
+                path=page.path,
+                page_number=page.number,
+                pages=page.links,
+                keywords=[
+                    {
+                        "text": keyword,
+                        "page": _relative(path, page.folder),
+                        "count": len(keyword_papers[keyword]),
+                    }
+                    for keyword, path in page.items
+                ],
+            )
+        return files
+
+    def _template(self, name: str):
+        return self.environment.get_template(name)
+
+
+@dataclass(frozen=True)
+class _ListPage:
+    """One page of a long list: where it goes, what it shows, and links to all pages of the list."""
+
+    number: int
+    path: str
+    folder: str
+    start: int
+    """The position of its first item in the whole list."""
+    items: list[Any]
+    links: list[dict[str, Any]]
+
+
+def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str) -> list[_ListPage]:
+    """Split ``items`` into pages: the first at ``first_path``, the rest at ``more_folder/N.md``."""
+    chunks = [list(items[start : start + size]) for start in range(0, len(items), size)] or [[]]
+    paths = [first_path] + [f"{more_folder}/{number}.md" for number in range(2, len(chunks) + 1)]
+    pages = []
+    for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
+        folder = path.rpartition("/")[0]
+        links = [{"number": n, "page": _relative(p, folder)} for n, p in enumerate(paths, start=1)]
+        pages.append(_ListPage(number, path, folder, (number - 1) * size, chunk, links))
+    return pages
+
+
+def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
+    source = paper.entry.paper
+    return {
+        "path": f"{PAPERS_DIR}/{paper.entry.slug}.md",
+        "id": source.id,
+        "title": paper.entry.title,
+        "title_was_derived": paper.entry.title_was_derived,
+        "abstract": source.abstract,
+        "authors": list(source.authors),
+        "venue": source.venue,
+        "year": source.year,
+        "track": source.track,
+        "url": source.url if is_safe_url(source.url) else None,
+        "author_keywords": list(paper.author_keywords),
+    }
+
+
+def _paper_paths(digest: Digest) -> list[str]:
+    return [f"{PAPERS_DIR}/{p.entry.slug}.md" for p in digest.papers]
+
+
+def _topic_paths(digest: Digest) -> list[str]:
+    """A page per topic, named after its label (topics are rebuilt with the digest, so their
+    addresses are not meant to last)."""
+    taken: set[str] = set()
+    paths = []
+    for topic in digest.topics:
+        base = keyword_slug(topic.label)
+        slug = next(s for s in (base, *(f"{base}-{n}" for n in range(2, len(taken) + 3))) if s not in taken)
+        taken.add(slug)
+        paths.append(f"{TOPICS_DIR}/{slug}.md")
+    return paths
+
+
+_TEX_WRAPPER = re.compile(r"\\[A-Za-z]+\*?\{([^{}]*)\}")
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
+
+
+def _readable_title(title: str) -> str:
+    """A title as the map's tooltip shows it (plain text, no MathJax there): TeX wrappers such as
+    ``\\texttt{MoE}`` unwrapped, other commands kept as their names, braces dropped."""
+    text = plain_title(title)
+    for _ in range(3):  # nested wrappers
+        text = _TEX_WRAPPER.sub(r"\1", text)
+    return " ".join(_TEX_COMMAND.sub(r"\1", text).replace("{", "").replace("}", "").split())
+
+
+def _slug_of(path: str) -> str:
+    return path.rpartition("/")[2].removesuffix(".md")
+
+
+def _map_point(position: tuple[float, float] | None) -> list[float] | None:
+    return None if position is None else [round(position[0], MAP_DECIMALS), round(position[1], MAP_DECIMALS)]
+
+
+def _keyword_index(papers: list[AnalysedPaper]) -> dict[str, list[int]]:
+    """Papers by keyword, counting the authors' keywords too: both lead to the same keyword page."""
+    index: dict[str, list[int]] = defaultdict(list)
+    for position, paper in enumerate(papers):
+        for keyword in dict.fromkeys([k.text for k in paper.keywords] + paper.author_keywords):
+            index[keyword].append(position)
+    return dict(index)
+
+
+def _relative(path: str | None, from_dir: str) -> str | None:
+    """A Markdown link from a page in ``from_dir`` to ``path`` (both relative to the docs root)."""
+    if path is None:
+        return None
+    if not from_dir:
+        return path
+    depth = from_dir.count("/") + 1
+    return "../" * depth + path

@@ -1,0 +1,257 @@
+"""BibTeX (``.bib``), as Zotero, Google Scholar, DBLP and the ACL Anthology export it.
+
+``bibtexparser`` (2.x) splits the file into entries and resolves ``@string`` macros; ``pylatexenc``
+turns each field's LaTeX into Unicode (``{\\"o}`` -> ö, ``\\&`` -> &, protective braces dropped),
+leaving ``$…$`` math as written for the site's MathJax. Every entry type is a paper; its key is the id.
+Read: ``title``, ``author`` (``Last, First and …``), ``abstract``, ``keywords``, ``url``/``doi``/
+``eprint`` (the first that gives an http(s) link), ``booktitle``/``journal`` (venue; Zotero's
+``arXiv:…`` journals read as "arXiv"), ``year`` (or ``date``). Everything else is ignored. Entries
+without an abstract are skipped with one warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import bibtexparser
+from bibtexparser.library import Library
+from bibtexparser.middlewares import parsestack
+from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+from bibtexparser.model import DuplicateFieldKeyBlock, Entry, Field
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+from generator.errors import InputError
+from generator.model import Paper, SourceLocation
+from generator.sources.base import (
+    DEFAULT_OPTIONS,
+    FileContents,
+    ReadOptions,
+    doi_url,
+    one_line,
+    paragraphs,
+    read_text,
+    skipped_warning,
+    web_url,
+    year_in,
+)
+
+
+def _latex_context():  # type: ignore[no-untyped-def]
+    context = get_default_latex_context_db()
+    # pylatexenc writes "ˆ" for \textasciicircum and drops the text brace commands.
+    context.add_context_category(
+        "paper-digest",
+        macros=[
+            MacroTextSpec("textasciicircum", simplify_repl="^"),
+            MacroTextSpec("textasciitilde", simplify_repl="~"),
+            MacroTextSpec("textbraceleft", simplify_repl="{"),
+            MacroTextSpec("textbraceright", simplify_repl="}"),
+        ],
+        prepend=True,
+    )
+    return context
+
+
+_LATEX = LatexNodes2Text(latex_context=_latex_context(), math_mode="verbatim", strict_latex_spaces=True)
+_BARE_PERCENT = re.compile(r"(?<!\\)((?:\\\\)*)%")
+"""A ``%`` after an even number of backslashes, which TeX would read as a comment."""
+_LATEX_MARKUP = re.compile(r"[\\{}$~%&#_^]|--|``|''|!`|\?`")
+"""What pylatexenc would change: without any of it, a field's text is already its Unicode."""
+_ARXIV_JOURNAL = re.compile(r"^arxiv(?::|\s|$)", re.I)
+_ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$", re.I)
+
+
+def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
+    text = read_text(path)
+    try:
+        with _quiet_splitter():
+            library = bibtexparser.parse_string(text, parse_stack=[])
+    except RecursionError:
+        raise InputError(path, None, "braces nested too deeply to be BibTeX") from None
+    except Exception as error:  # the splitter's own invariants; untrusted input must not crash the build
+        raise InputError(
+            path, None, f"bibtexparser could not split it ({type(error).__name__}: {error})"
+        ) from None
+    warnings: list[str] = []
+    entries = list(library.entries)
+    for failed in library.failed_blocks:
+        line = (failed.start_line or 0) + 1
+        if isinstance(failed, DuplicateFieldKeyBlock) and isinstance(failed.ignore_error_block, Entry):
+            entry, repeated = _first_of_each_field(failed.ignore_error_block)
+            warnings.append(
+                f"{path}:{line}: entry {entry.key!r} gives {', '.join(map(repr, repeated))} twice; "
+                "the first is used, as BibTeX does"
+            )
+            entries.append(entry)
+            continue
+        reason = getattr(failed.error, "abort_reason", None) or str(failed.error or "")
+        problem = " ".join(reason.split(". Note:")[0].split()) or "not a BibTeX entry"
+        raise InputError(path, line, f"not a readable BibTeX entry ({problem})")
+    if not entries:
+        raise InputError(
+            path, None, "holds no BibTeX entries; expected entries such as @article{key, title = {…}, …}"
+        )
+    entries.sort(key=lambda entry: entry.start_line or 0)
+    # Macros (@string, months) are resolved and the outer braces or quotes removed by the library.
+    resolved = Library(blocks=[*library.strings, *entries])
+    for middleware in parsestack.default_parse_stack():
+        resolved = middleware.transform(resolved)
+
+    papers: list[Paper] = []
+    without_abstract: list[str] = []
+    for entry in resolved.entries:
+        paper = _paper(path, entry)
+        if paper is None:
+            without_abstract.append(entry.key)
+        else:
+            papers.append(paper)
+    if not papers:
+        raise InputError(path, None, f"none of its {len(entries)} entries has an abstract")
+    warnings += skipped_warning(path, without_abstract, ("entry", "entries"), "no abstract")
+    return FileContents(collection_name=None, papers=papers, warnings=warnings)
+
+
+@contextmanager
+def _quiet_splitter() -> Iterator[None]:
+    """bibtexparser logs each entry it cannot read; this reader says so itself, once, and stops."""
+    logger = logging.getLogger("bibtexparser.splitter")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _first_of_each_field(entry: Entry) -> tuple[Entry, list[str]]:
+    seen: dict[str, Field] = {}
+    repeated: list[str] = []
+    for field in entry.fields:
+        if field.key.lower() in seen:
+            repeated.append(field.key)
+        else:
+            seen[field.key.lower()] = field
+    kept = Entry(entry.entry_type, entry.key, list(seen.values()), entry.start_line, entry.raw)
+    return kept, repeated
+
+
+def _paper(path: Path, entry: Entry) -> Paper | None:
+    line = (entry.start_line or 0) + 1
+    fields: dict[str, str] = {}
+    for field in entry.fields:
+        fields.setdefault(field.key.lower(), str(field.value))
+
+    def text(name: str) -> str:
+        value = fields.get(name, "")
+        try:
+            return latex_to_text(value)
+        except RecursionError:
+            raise InputError(path, line, f"entry {entry.key!r}: {name!r} nests braces too deeply") from None
+
+    abstract = paragraphs(text("abstract"))
+    if not abstract:
+        return None
+    venue = one_line(text("booktitle")) or one_line(text("journal"))
+    if venue and _ARXIV_JOURNAL.match(venue):
+        venue = "arXiv"
+    return Paper(
+        id=entry.key,
+        abstract=abstract,
+        source=SourceLocation(path, line),
+        title=one_line(text("title")),
+        authors=tuple(name for name in map(_person, split_authors(fields.get("author", ""))) if name),
+        url=_link(fields),
+        venue=venue,
+        year=year_in(fields.get("year", "")) or year_in(fields.get("date", "")),
+        author_keywords=_keywords(text("keywords")),
+    )
+
+
+def latex_to_text(value: str) -> str:
+    """A field's LaTeX as Unicode text; math kept as written. A bare ``%`` is a percent sign here: a
+    BibTeX field has no comments.
+
+    pylatexenc reads a character at a time (about 20 ms for an abstract), so only the stretches of
+    words that hold markup go through it; the plain words between them are already text."""
+    if not value.strip():
+        return ""
+    pieces = []
+    for chunk, has_markup in _chunks(value):
+        pieces.append(_LATEX.latex_to_text(_BARE_PERCENT.sub(r"\1\\%", chunk)) if has_markup else chunk)
+    return "".join(pieces)
+
+
+_WORD = re.compile(r"\S+\s*")
+_MATH_TOGGLE = re.compile(r"(?<!\\)(?:\\\\)*(\$\$|\$|\\[()\[\]])")
+
+
+def _chunks(value: str) -> list[tuple[str, bool]]:
+    """The value cut between words where no brace group or formula is open, as runs of words with
+    markup and runs without. (A control word ends a run with the space after it, which TeX, and so
+    pylatexenc, drops: ``\\ss x`` reads "ßx" either way.)"""
+    chunks: list[tuple[str, bool]] = []
+    current = ""
+    current_markup = False
+    depth = 0
+    in_math = False
+    lead = value[: len(value) - len(value.lstrip())]
+    for match in _WORD.finditer(value):
+        word = match.group()
+        has_markup = _LATEX_MARKUP.search(word) is not None
+        if current and depth == 0 and not in_math and has_markup != current_markup:
+            chunks.append((current, current_markup))
+            current = ""
+        if not current:
+            current_markup = has_markup
+        current += word
+        current_markup = current_markup or has_markup
+        depth += word.count("{") - word.count("}")
+        for toggle in _MATH_TOGGLE.finditer(word):
+            mark = toggle.group(1)
+            in_math = (not in_math) if mark.startswith("$") else mark in ("\\(", "\\[")
+    if current:
+        chunks.append((current, current_markup))
+    return [(lead, False), *chunks] if lead else chunks
+
+
+def split_authors(value: str) -> list[str]:
+    """The names of an ``author`` field; ``and others`` (et al.) names nobody."""
+    names = split_multiple_persons_names(" ".join(value.split())) if value.strip() else []
+    return [name for name in names if name.strip().lower() != "others"]
+
+
+def _person(name: str) -> str | None:
+    parts = parse_single_name_into_parts(name, strict=False)
+    words = " ".join([*parts.first, *parts.von, *parts.last, *parts.jr])
+    return one_line(latex_to_text(words))
+
+
+def _keywords(value: str) -> tuple[str, ...]:
+    separator = ";" if ";" in value else ","
+    return tuple(word for part in value.split(separator) if (word := one_line(part)))
+
+
+def _link(fields: dict[str, str]) -> str | None:
+    url = web_url(_unescape_url(fields.get("url", "")))
+    if url:
+        return url
+    doi = doi_url(_unescape_url(fields.get("doi", "")))
+    if doi:
+        return doi
+    eprint = _unescape_url(fields.get("eprint", "")).strip()
+    found = _ARXIV_ID.match(eprint)
+    prefix = (fields.get("archiveprefix", "") + fields.get("eprinttype", "")).lower()
+    if found and (not prefix or "arxiv" in prefix):
+        return f"https://arxiv.org/abs/{found.group(1)}"
+    return web_url(eprint)
+
+
+def _unescape_url(value: str) -> str:
+    """A link as written in BibTeX (``\\_``, ``\\%``, ``\\url{…}``, protective braces) as plain text."""
+    value = re.sub(r"^\s*\\url\s*\{(.*)\}\s*$", r"\1", value, flags=re.S)
+    value = re.sub(r"\\([_%&#~$])", r"\1", value)
+    return value.replace("{", "").replace("}", "").strip()
