@@ -495,13 +495,31 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         page.wait_for_url(f"**/{target}")
         page.wait_for_load_state("networkidle")
 
-        page.get_by_role("link", name="on the map").click()
+        page.get_by_role("link", name=re.compile("on the map")).click()
         page.wait_for_selector(".paper-map circle.is-picked")
         assert url_path(page.url) == "/map/"
         assert page.locator(".paper-map__tip").is_visible()
+        picked_name = page.locator(".paper-map text.paper-map__picked")
+        assert picked_name.count() == 1
+        assert shown_titles[target].startswith(picked_name.text_content().rstrip("…"))
 
         page.fill(".paper-map__bar input", "zzzz-no-such-title")
         assert page.locator(".paper-map__count").inner_text().startswith("0 of ")
+
+        # On a touch screen the first tap shows the title, the second opens the paper.
+        touch = browser.new_context(viewport=VIEWPORT, has_touch=True).new_page()
+        touch.set_default_timeout(20_000)
+        block_third_parties(touch, origin)
+        touch.goto(origin + "/map/")
+        touch.wait_for_selector(".paper-map svg circle")
+        touch.wait_for_load_state("networkidle")
+        tapped = touch.locator(".paper-map svg circle").nth(uncovered)
+        tapped.tap()
+        assert touch.locator(".paper-map__tip").is_visible()
+        assert touch.locator(".paper-map__tip").inner_text().startswith(shown_titles[target])
+        assert url_path(touch.url) == "/map/"
+        tapped.tap()
+        touch.wait_for_url(f"**/{target}")
         browser.close()
     assert monitor.errors == []
     assert monitor.third_party == []
