@@ -69,7 +69,7 @@ def main() -> None:
     stripped.unlink()
     entries = settle_titles(papers)
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "embeddings.sqlite3")
+        SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "cache.sqlite3")
     )
 
     start = time.perf_counter()

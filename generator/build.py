@@ -10,6 +10,7 @@ from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse
 from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.analysis.fit import FitStore
 from generator.cache.analysis import AnalysisCache, analysis_key
+from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
@@ -25,8 +26,6 @@ from generator.site.output import (
 )
 from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
 from generator.sources import ReadOptions, read_collection
-
-CACHE_FILE = "embeddings.sqlite3"
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ def open_embedder(settings: Settings) -> CachedEmbedder:
     backend = SentenceTransformerEmbedder(
         settings.model, precision=settings.precision, device=settings.device
     )
-    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_FILE)
+    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_DATABASE)
     return CachedEmbedder(backend, cache)
 
 
@@ -123,7 +122,7 @@ def _analyse_or_reuse(
     """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
     fresh one, stored for next time once its map is laid out."""
     cache_dir = settings.resolve(settings.cache_dir)
-    fit_file = FitStore(cache_dir, embedder.name).path
+    fit_store = FitStore(cache_dir, embedder.name)
     shaping = {
         "keywords_per_paper": settings.keywords_per_paper,
         "related_per_paper": settings.related_per_paper,
@@ -132,11 +131,13 @@ def _analyse_or_reuse(
 
     def remember(digest: Digest) -> None:
         # Keyed once the map is done: the key covers the fit file, which is written with the map.
-        stored.save(analysis_key(collection, embedder.name, shaping, fit_file), digest)
+        stored.save(analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()), digest)
 
     if not request.refit:
         digest = stored.load(
-            analysis_key(collection, embedder.name, shaping, fit_file), collection, embedder.name
+            analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()),
+            collection,
+            embedder.name,
         )
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")

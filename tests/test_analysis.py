@@ -134,7 +134,7 @@ def test_titles_unique_and_slugs_independent_of_neighbours() -> None:
 
 
 def test_candidate_store_extracts_only_new_or_edited_abstracts(tmp_path: Path) -> None:
-    path = tmp_path / "candidates.json"
+    path = tmp_path
     abstracts = list(SAMPLE_ABSTRACTS)
     titles: list[str | None] = [None] * len(abstracts)
     titles[1] = "Oversmoothing in Deep Graph Neural Networks"
@@ -153,19 +153,28 @@ def test_candidate_store_extracts_only_new_or_edited_abstracts(tmp_path: Path) -
     assert edited.extracted == 1
 
 
-def test_candidate_store_never_trusts_a_bad_file(tmp_path: Path) -> None:
-    path = tmp_path / "candidates.json"
+def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
+    import sqlite3
+
+    from generator.cache.database import CACHE_DATABASE
+
     abstracts, titles = list(SAMPLE_ABSTRACTS), [None] * len(SAMPLE_ABSTRACTS)
     expected = [abstract_candidates(a) for a in abstracts]
-    CandidateStore(path).candidates(abstracts, titles)
-    stored = json.loads(path.read_text())
-
-    stored["abstracts"][next(iter(stored["abstracts"]))][0][2] = "three"  # a count that is not a number
-    path.write_text(json.dumps(stored))
-    store = CandidateStore(path)
+    CandidateStore(tmp_path).candidates(abstracts, titles)
+    database = sqlite3.connect(tmp_path / CACHE_DATABASE)
+    key, data = database.execute(
+        "SELECT key, data FROM entries WHERE kind = 'keyphrase candidates'"
+    ).fetchone()
+    rows = json.loads(data)
+    rows[0][2] = "three"  # a count that is not a number
+    with database:
+        database.execute("UPDATE entries SET data = ? WHERE key = ?", (json.dumps(rows).encode(), key))
+    store = CandidateStore(tmp_path)
     assert store.candidates(abstracts, titles) == expected and store.extracted == 1
 
-    for content in ("not json", json.dumps({**stored, "code": "other code"}), "[]"):
-        path.write_text(content)
-        store = CandidateStore(path)
+    for change in ("UPDATE entries SET data = x'00ff'", "UPDATE entries SET code = 'other code'"):
+        with database:
+            database.execute(change)
+        store = CandidateStore(tmp_path)
         assert store.candidates(abstracts, titles) == expected and store.extracted == len(abstracts)
+    database.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +71,11 @@ def test_many_changes_refit(
     texts, _ = themed_corpus(20)
     run(papers_of(texts), fake_embedder, tmp_path)
     store = FitStore(tmp_path, fake_embedder.name)
-    saved = store.path.stat().st_mtime_ns
+    saved = store.read_bytes()
     more, _ = themed_corpus(22, seed=1)  # 66 papers, most of them new: more than 5%
     run(papers_of(more), fake_embedder, tmp_path)
     fit = store.load()
-    assert fit is not None and len(fit.paper_keys) == 66 and store.path.stat().st_mtime_ns != saved
+    assert fit is not None and len(fit.paper_keys) == 66 and store.read_bytes() != saved
 
     monkeypatch.setattr(fit_module, "REFIT_SHARE", 0.0)
     assert not fit.reusable_for(list(fit.paper_keys[:-1]), fake_embedder.embed(["x"]).shape[1])
@@ -89,13 +90,14 @@ def test_unreadable_fit_is_refitted(
     first = run(papers, fake_embedder, tmp_path)
     store = FitStore(tmp_path, fake_embedder.name)
     if damage is None:  # a well-formed archive with inconsistent contents
-        with np.load(store.path) as archive:
+        with np.load(io.BytesIO(store.read_bytes() or b"")) as archive:
             arrays = dict(archive)
         arrays["positions"] = arrays["positions"][:-1]
-        with open(store.path, "wb") as handle:
-            np.savez(handle, **arrays)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        store.write_bytes(buffer.getvalue())
     else:
-        store.path.write_bytes(damage)
+        store.write_bytes(damage)
     assert store.load() is None
     again = run(papers, fake_embedder, tmp_path)
     assert topic_labels(again) == topic_labels(first)
@@ -110,7 +112,6 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
 
     from generator import build as build_module
     from generator.build import BuildRequest, build_digest
-    from generator.cache.analysis import AnalysisCache
     from generator.project.settings import load_settings
     from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, write_text_input
 
@@ -136,7 +137,12 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     build_digest(settings, replace(request, refit=True), Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 3
 
-    AnalysisCache(settings.cache_dir, fake_embedder.name).path.write_text('{"key": "x", "papers": [')
+    import sqlite3
+
+    from generator.cache.database import CACHE_DATABASE
+
+    with sqlite3.connect(settings.cache_dir / CACHE_DATABASE) as database:
+        database.execute("UPDATE entries SET data = ? WHERE kind = 'last analysis'", (b'{"papers": [',))
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 4
     monkeypatch.setattr("generator.cache.analysis.source_fingerprint", lambda: "other code")

@@ -29,7 +29,7 @@ def test_vectors_from_ray_workers_equal_the_single_process_ones_and_fill_the_cac
 
     texts = [*abstracts(24), "graph neural networks", "large language models"]
     on_ray = RayEmbedder(LOCAL, precision="float32", actors=2)
-    cache = EmbeddingCache(tmp_path / "embeddings.sqlite3")
+    cache = EmbeddingCache(tmp_path / "cache.sqlite3")
     try:
         cached_ray = CachedEmbedder(on_ray, cache)
         from_ray = cached_ray.embed(texts)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
@@ -40,6 +41,7 @@ from generator.analysis.topics import (
     topic_count,
 )
 from generator.build import BuildRequest, build_digest
+from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings
@@ -135,6 +137,7 @@ _WORDS = ["graph", "neural", "networks", "language", "models", "the", "of", "con
 _VOCABULARY = ["graph", "graph neural", "neural networks", "loss", "unseen phrase"]
 
 
+@settings(deadline=None)  # 500 texts take a while on a loaded machine; the counts are what is checked
 @given(
     st.lists(st.lists(st.sampled_from(_WORDS), max_size=30).map(" ".join), min_size=1, max_size=40),
     st.sampled_from([1, 19, 20, 499, 500]),
@@ -259,7 +262,10 @@ def test_map_layout_is_cached_by_its_input(tmp_path: Path) -> None:
     embeddings = random.normal(size=(60, 16)).astype(np.float32)
     first = map_layout(embeddings, tmp_path)
     assert first.method == "t-SNE" and not first.from_cache
-    (cached,) = (tmp_path / paper_map.CACHE_SUBDIR).iterdir()
+    database = sqlite3.connect(tmp_path / CACHE_DATABASE)
+    assert (
+        database.execute("SELECT COUNT(*) FROM entries WHERE kind = ?", (paper_map.KIND,)).fetchone()[0] == 1
+    )
     assert first.positions.shape == (60, 2)
     assert first.positions.min() >= 0 and first.positions.max() <= 1
     again = map_layout(embeddings, tmp_path)
@@ -268,11 +274,13 @@ def test_map_layout_is_cached_by_its_input(tmp_path: Path) -> None:
     other = map_layout(embeddings[::-1].copy(), tmp_path)
     assert not other.from_cache
 
-    cached.write_bytes(b"not a numpy file")
-    repaired = map_layout(embeddings, tmp_path)
+    with database:  # damage the stored layout (the one kept: the last laid out, other's)
+        database.execute("UPDATE entries SET data = ? WHERE kind = ?", (b"not a numpy file", paper_map.KIND))
+    database.close()
+    repaired = map_layout(embeddings[::-1].copy(), tmp_path)
     assert not repaired.from_cache
-    np.testing.assert_allclose(repaired.positions, first.positions)  # deterministic
-    assert map_layout(embeddings, tmp_path).from_cache
+    np.testing.assert_allclose(repaired.positions, other.positions)  # deterministic
+    assert map_layout(embeddings[::-1].copy(), tmp_path).from_cache
 
 
 def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_
 from generator.analysis.related import apply_space, count_phrases, fit_space, related_papers
 from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
 from generator.analysis.topics import assign_topics, fit_topics
-from generator.cache.candidates import CANDIDATES_FILE, CandidateStore
+from generator.cache.candidates import CandidateStore
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter, plural
 
@@ -123,7 +123,7 @@ def analyse(
             [entry.paper.abstract for entry in entries],
             [None if entry.title_was_derived else entry.title for entry in entries],
             keywords_per_paper,
-            CandidateStore(cache_dir / CANDIDATES_FILE) if cache_dir is not None else None,
+            CandidateStore(cache_dir) if cache_dir is not None else None,
         )
         advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:

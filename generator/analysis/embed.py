@@ -34,7 +34,6 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-CACHE_SCHEMA_VERSION = "1"
 BATCH_TEXTS = 256
 BATCH_TOKENS = 8192
 RELEASE_EVERY_BATCHES = 8
@@ -296,77 +295,35 @@ def _token_counts(model, texts: Sequence[str]) -> list[int]:
 
 
 class EmbeddingCache:
-    """Vectors in SQLite keyed by sha256(model name, text).
+    """Vectors keyed by sha256(model name, text), in the cache folder's database (``generator.cache``).
 
     A file that is not a readable database of this schema version is deleted and started anew:
     a cache is never trusted over recomputing.
     """
 
     def __init__(self, path: Path) -> None:
+        from generator.cache.database import CacheDatabase
+        from generator.errors import DigestError
+
         self.path = path
-        self.was_reset = False
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._connection = self._open()
-        except sqlite3.DatabaseError:
-            self._reset()
-
-    def _open(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path)
-        try:
-            connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS vectors "
-                "(key BLOB PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)"
-            )
-            row = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is None:
-                if connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]:
-                    raise sqlite3.DatabaseError("cache has vectors but no schema version")
-                connection.execute("INSERT INTO meta VALUES ('schema', ?)", (CACHE_SCHEMA_VERSION,))
-                connection.commit()
-            elif row[0] != CACHE_SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"cache schema {row[0]!r}, expected {CACHE_SCHEMA_VERSION!r}")
-            if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise sqlite3.DatabaseError("cache failed its integrity check")
-        except sqlite3.DatabaseError:
-            connection.close()
-            raise
-        return connection
-
-    def _reset(self) -> None:
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        self.was_reset = True
-        self._connection = self._open()
+            self._database = CacheDatabase(path, check=True)
+        except (sqlite3.Error, OSError) as error:
+            raise DigestError(f"cannot open the cache {path}: {error}") from None
+        self.was_reset = self._database.was_reset
 
     @staticmethod
     def key(model_name: str, text: str) -> bytes:
         return hashlib.sha256(f"{model_name}\0{text}".encode()).digest()
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        found: dict[bytes, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
-            placeholders = ",".join("?" * len(chunk))
-            rows = self._connection.execute(
-                f"SELECT key, dim, data FROM vectors WHERE key IN ({placeholders})", chunk
-            )
-            for key, dim, data in rows:
-                vector = np.frombuffer(data, dtype=np.float32)
-                if vector.shape[0] == dim:  # a truncated row is recomputed, not trusted
-                    found[key] = vector
-        return found
+        return self._database.get_vectors(keys)
 
     def put_many(self, items: Sequence[tuple[bytes, np.ndarray]]) -> None:
-        self._connection.executemany(
-            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-            [(key, int(vector.shape[0]), np.asarray(vector, np.float32).tobytes()) for key, vector in items],
-        )
-        self._connection.commit()
+        self._database.put_vectors(items)
 
     def close(self) -> None:
-        self._connection.close()
+        self._database.close()
 
 
 class CachedEmbedder:

@@ -7,7 +7,8 @@ one-line edit rewrote 2,395 of 4,181 pages at ICML 2024 and re-ran the t-SNE. So
 the cache folder and reused while the digest stays close to the papers it was fitted on (at most
 ``REFIT_SHARE`` of them new, edited or removed); new and edited papers are placed in it. Past that,
 or with ``refit``, everything is fitted afresh. A stored fit that cannot be read, or comes from
-another version or model, is fitted afresh too, never trusted.
+another version or model, is fitted afresh too, never trusted. It is one row of the cache database
+(``generator.cache.database``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ import numpy as np
 
 from generator.analysis.related import SpaceFit
 from generator.analysis.topics import TopicFit
-from generator.cache.files import replace_file
+from generator.cache.database import open_cache
 
 FIT_VERSION = "1"
 """Part of the stored fit's name and contents: change it when what is fitted changes."""
 REFIT_SHARE = 0.05
 """A fit is reused while at most this share of the digest's papers is new, edited or removed."""
-FIT_SUBDIR = "fits"
+KIND = "digest fit"
 
 
 def paper_key(text: str) -> str:
@@ -63,19 +64,42 @@ class DigestFit:
 
 
 class FitStore:
-    """One stored fit per model, in ``cache_dir/fits/`` as a NumPy archive (no pickled objects)."""
+    """One stored fit per model, a NumPy archive (no pickled objects) in the cache database."""
 
     def __init__(self, cache_dir: Path, model_name: str) -> None:
-        name = hashlib.sha256(f"{FIT_VERSION}\0{model_name}".encode()).hexdigest()[:16]
-        self.path = cache_dir / FIT_SUBDIR / f"{name}.npz"
+        self.cache_dir = cache_dir
+        self.key = hashlib.sha256(f"{FIT_VERSION}\0{model_name}".encode()).hexdigest()[:16]
         self.model_name = model_name
+
+    def read_bytes(self) -> bytes | None:
+        database = open_cache(self.cache_dir)
+        if database is None:
+            return None
+        try:
+            return database.get(KIND, self.key, FIT_VERSION)
+        finally:
+            database.close()
+
+    def write_bytes(self, data: bytes) -> None:
+        database = open_cache(self.cache_dir)
+        if database is not None:
+            database.put(KIND, self.key, FIT_VERSION, data)
+            database.close()
+
+    def fingerprint(self) -> str:
+        """A hash of the stored fit (``no fit`` when there is none): part of the analysis' key."""
+        data = self.read_bytes()
+        return hashlib.sha256(data).hexdigest() if data is not None else "no fit"
 
     def load(self) -> DigestFit | None:
         """The stored fit, or ``None`` when there is none or it is unusable."""
+        data = self.read_bytes()
+        if data is None:
+            return None
         try:
-            with np.load(self.path, allow_pickle=False) as archive:
+            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 return self._decode(dict(archive))
-        except (OSError, ValueError, KeyError, TypeError, EOFError):  # missing, damaged or foreign
+        except (OSError, ValueError, KeyError, TypeError, EOFError):  # damaged or foreign
             return None
 
     def _decode(self, arrays: dict[str, np.ndarray]) -> DigestFit | None:
@@ -141,4 +165,4 @@ class FitStore:
         }
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        replace_file(self.path, buffer.getvalue())
+        self.write_bytes(buffer.getvalue())

@@ -31,14 +31,14 @@ from pathlib import Path
 import numpy as np
 
 from generator.analysis.related import one_thread
-from generator.cache.files import replace_file
+from generator.cache.database import open_cache
 
 LAYOUT_VERSION = "tsne-cosine-pca-init-2"
 """Part of the cache key: change it when the layout method or its settings change."""
 MIN_PAPERS_FOR_TSNE = 50
 """Below this a t-SNE neighbourhood (perplexity) spans most of the digest and shows nothing PCA does not."""
 PERPLEXITY = 30.0
-CACHE_SUBDIR = "layouts"
+KIND = "map layout"
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,13 @@ class MapJob:
         self,
         layout: MapLayout | None = None,
         vectors: np.ndarray | None = None,
-        cache_file: Path | None = None,
+        cache: tuple[Path, str] | None = None,
     ) -> None:
-        """Ready with ``layout``; else started on ``vectors``, to be stored in ``cache_file``."""
+        """Ready with ``layout``; else started on ``vectors``, to be stored in ``cache`` (the cache
+        folder and the layout's key there)."""
         self._layout = layout
         self._vectors = vectors
-        self._cache_file = cache_file
+        self._cache = cache
         self._process: subprocess.Popen[bytes] | None = None
         self._folder: Path | None = None
         if layout is None:
@@ -111,8 +112,8 @@ class MapJob:
             with one_thread():
                 laid_out = _fresh_layout(self._vectors)
         positions, method = laid_out
-        if method == "t-SNE" and self._cache_file is not None:
-            _write_cached(self._cache_file, positions)
+        if method == "t-SNE" and self._cache is not None:
+            _write_cached(*self._cache, positions)
         return MapLayout(positions, method)
 
     def cancel(self) -> None:
@@ -138,12 +139,12 @@ def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJ
     if count < MIN_PAPERS_FOR_TSNE:
         with one_thread():
             return MapJob(MapLayout(_fit_unit_square(_pca(vectors)), "PCA"))
-    cached = _cache_file(vectors, cache_dir)
-    if cached is not None:
-        positions = _read_cached(cached, count)
-        if positions is not None:
-            return MapJob(MapLayout(positions, "t-SNE", from_cache=True))
-    return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), cache_file=cached)
+    key = _cache_key(vectors)
+    positions = _read_cached(cache_dir, key, count)
+    if positions is not None:
+        return MapJob(MapLayout(positions, "t-SNE", from_cache=True))
+    cache = (cache_dir, key) if cache_dir is not None else None
+    return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), cache=cache)
 
 
 def _fresh_layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
@@ -182,19 +183,26 @@ def _fit_unit_square(points: np.ndarray) -> np.ndarray:
     return (points - low) / extent + (1.0 - (high - low) / extent) / 2
 
 
-def _cache_file(vectors: np.ndarray, cache_dir: Path | None) -> Path | None:
-    if cache_dir is None:
-        return None
+def _cache_key(vectors: np.ndarray) -> str:
     data = np.ascontiguousarray(vectors, dtype=np.float32)
-    digest = hashlib.sha256(f"{LAYOUT_VERSION}\0{data.shape}\0".encode())
+    digest = hashlib.sha256(f"{data.shape}\0".encode())
     digest.update(data.tobytes())
-    return cache_dir / CACHE_SUBDIR / f"{digest.hexdigest()}.npy"
+    return digest.hexdigest()
 
 
-def _read_cached(path: Path, count: int) -> np.ndarray | None:
+def _read_cached(cache_dir: Path | None, key: str, count: int) -> np.ndarray | None:
     """The stored layout, or ``None`` if missing or unusable (it is then recomputed, never trusted)."""
+    database = open_cache(cache_dir) if cache_dir is not None else None
+    if database is None:
+        return None
     try:
-        positions = np.load(path, allow_pickle=False)
+        data = database.get(KIND, key, LAYOUT_VERSION)
+    finally:
+        database.close()
+    if data is None:
+        return None
+    try:
+        positions = np.load(io.BytesIO(data), allow_pickle=False)
     except (OSError, ValueError, EOFError):
         return None
     if positions.shape != (count, 2) or not np.isfinite(positions).all():
@@ -202,10 +210,15 @@ def _read_cached(path: Path, count: int) -> np.ndarray | None:
     return positions.astype(np.float64)
 
 
-def _write_cached(path: Path, positions: np.ndarray) -> None:
+def _write_cached(cache_dir: Path | None, key: str, positions: np.ndarray) -> None:
+    database = open_cache(cache_dir) if cache_dir is not None else None
+    if database is None:
+        return
     buffer = io.BytesIO()
     np.save(buffer, positions)
-    replace_file(path, buffer.getvalue())
+    # One layout kept: the digest's current one (an older one is never asked for again).
+    database.put_many(KIND, [(key, buffer.getvalue())], LAYOUT_VERSION, keep_only=[key])
+    database.close()
 
 
 PLACEMENT_NEIGHBOURS = 5

@@ -1,1 +1,1 @@
-"""What a build keeps for the next one: stored analyses, keyword candidates, atomic cache files."""
+"""The one cache: a SQLite database in the cache folder, and the stores that keep a build's work in it."""

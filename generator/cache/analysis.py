@@ -2,8 +2,8 @@
 
 The key covers everything an analysis reads: every field of every paper, the digest's name, the
 model, the settings that shape the results, the stored digest-wide fit (``generator.analysis.fit``) and the
-generator's own code. Any difference means a fresh analysis; so does an unreadable file. The
-results are stored as JSON next to the embedding cache, one file per model, and joined back to the
+generator's own code. Any difference means a fresh analysis; so does an unreadable row. The
+results are stored as JSON in the cache database, one row per model, and joined back to the
 papers just read (titles and addresses are settled again, which is cheap).
 """
 
@@ -16,12 +16,12 @@ from pathlib import Path
 
 from generator import source_fingerprint
 from generator.analysis.analyse import settle_titles
-from generator.cache.files import replace_file
+from generator.cache.database import open_cache
 from generator.model import AnalysedPaper, Collection, Digest, Keyword, RelatedPaper, Topic
 
 
 def analysis_key(
-    collection: Collection, model_name: str, settings: dict[str, int], fit_file: Path | None
+    collection: Collection, model_name: str, settings: dict[str, int], fit_fingerprint: str
 ) -> str:
     digest = hashlib.sha256()
 
@@ -34,33 +34,38 @@ def analysis_key(
             paper.id, paper.title, paper.abstract, list(paper.authors), paper.url,
             paper.venue, paper.year, list(paper.author_keywords), paper.track,
         ])  # fmt: skip
-    try:
-        digest.update(fit_file.read_bytes() if fit_file is not None else b"")
-    except OSError:
-        digest.update(b"no fit")
+    digest.update(fit_fingerprint.encode())
     digest.update(source_fingerprint().encode())
     return digest.hexdigest()
 
 
+KIND = "last analysis"
+
+
 class AnalysisCache:
     def __init__(self, cache_dir: Path, model_name: str) -> None:
-        name = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:16]
-        self.path = cache_dir / f"analysis-{name}.json"
+        self.cache_dir = cache_dir
+        self.name = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:16]
 
     def load(self, key: str, collection: Collection, model_name: str) -> Digest | None:
         """The stored analysis of exactly these papers, or ``None``."""
+        database = open_cache(self.cache_dir)
+        if database is None:
+            return None
         try:
-            stored = json.loads(self.path.read_text(encoding="utf-8"))
-            if stored.get("key") != key:
-                return None
-            return _decode(stored, collection, model_name)
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            data = database.get(KIND, self.name, key)
+        finally:
+            database.close()
+        if data is None:
+            return None
+        try:
+            return _decode(json.loads(data), collection, model_name)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
 
     def save(self, key: str, digest: Digest) -> None:
         """Best effort: without it the next build analyses again."""
         stored = {
-            "key": key,
             "map_method": digest.map_method,
             "topics": [asdict(topic) for topic in digest.topics],
             "papers": [
@@ -74,7 +79,11 @@ class AnalysisCache:
                 for paper in digest.papers
             ],
         }
-        replace_file(self.path, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
+        database = open_cache(self.cache_dir)
+        if database is not None:
+            # The key (content, settings, fit, code) is the row's version: another one is not read.
+            database.put(KIND, self.name, key, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
+            database.close()
 
 
 def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | None:

@@ -1,9 +1,9 @@
-"""Each abstract's keyphrase candidates, kept on disk by content, so a rebuild extracts only the
-abstracts that are new or edited (extracting all of ICML 2024 takes about 3.5 s).
+"""Each abstract's keyphrase candidates, kept in the cache database by content, so a rebuild
+extracts only the abstracts that are new or edited (extracting all of ICML 2024 takes about 3.5 s).
 
-The file is JSON beside the embedding cache. It is used only when it was written by the same code
-(``generator.source_fingerprint``); a stored entry that does not read back as candidates is
-extracted again, never trusted. Each save keeps only the abstracts of the current build.
+A row is used only when it was written by the same code (``generator.source_fingerprint``); one that
+does not read back as candidates is extracted again, never trusted. Each build keeps only the rows
+of its own abstracts, and writes only the new ones.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 
 from generator import source_fingerprint
 from generator.analysis.keyphrases.candidates import Candidate, abstract_candidates
-from generator.cache.files import replace_file
+from generator.cache.database import open_cache
 
-CANDIDATES_FILE = "candidates.json"
+KIND = "keyphrase candidates"
 
 
 class CandidateStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, cache_dir: Path) -> None:
+        self.cache_dir = cache_dir
         self.extracted = 0
         """Abstracts extracted by the last ``candidates`` call (the others were stored)."""
 
@@ -32,34 +32,36 @@ class CandidateStore:
         """``abstract_candidates`` of each abstract (with its given title), from the store when it
         has them; the store is then rewritten to hold exactly these abstracts."""
         code = source_fingerprint()
-        stored = self._load(code)
-        kept: dict[str, list[list]] = {}
+        keys = [
+            hashlib.sha256(f"{abstract}\0{title or ''}".encode()).hexdigest()[:32]
+            for abstract, title in zip(abstracts, titles, strict=True)
+        ]
+        database = open_cache(self.cache_dir)
+        stored = database.get_many(KIND, keys, code) if database is not None else {}
+        new: dict[str, bytes] = {}
         found: list[dict[str, Candidate]] = []
         self.extracted = 0
-        for abstract, title in zip(abstracts, titles, strict=True):
-            key = hashlib.sha256(f"{abstract}\0{title or ''}".encode()).hexdigest()[:32]
-            rows = stored.get(key)
-            candidates = _decode(rows)
+        for key, abstract, title in zip(keys, abstracts, titles, strict=True):
+            candidates = _decode(_json(stored.get(key)))
             if candidates is None:
                 candidates = abstract_candidates(abstract, title)
                 rows = [_encode(c) for c in candidates.values()]
+                new[key] = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
                 self.extracted += 1
-            kept[key] = rows
             found.append(candidates)
-        if self.extracted or kept.keys() != stored.keys():
-            content = json.dumps({"code": code, "abstracts": kept}, ensure_ascii=False, separators=(",", ":"))
-            replace_file(self.path, content.encode("utf-8"))
+        if database is not None:
+            database.put_many(KIND, new.items(), code, keep_only=keys)
+            database.close()
         return found
 
-    def _load(self, code: str) -> dict:
-        try:
-            stored = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(stored, dict) or stored.get("code") != code:
-            return {}
-        abstracts = stored.get("abstracts")
-        return abstracts if isinstance(abstracts, dict) else {}
+
+def _json(data: bytes | None) -> object:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def _encode(candidate: Candidate) -> list:

@@ -1,0 +1,88 @@
+"""The one cache: a SQLite database holding embeddings and every other stored result."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator.analysis.embed import CachedEmbedder, EmbeddingCache
+from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
+from tests.conftest import FakeEmbedder
+
+
+def test_every_store_writes_into_one_database(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
+    from generator.build import BuildRequest, build_digest
+    from generator.progress import Reporter
+    from generator.project.settings import Settings
+    from tests.conftest import SAMPLE_ABSTRACTS, write_text_input
+    from tests.test_topics_related import themed_corpus
+
+    source = write_text_input(tmp_path / "in.txt", "Themes", themed_corpus(20)[0] + SAMPLE_ABSTRACTS)
+    settings = Settings(project_root=tmp_path, cache_dir=tmp_path / "cache")
+    build_digest(
+        settings, BuildRequest((source,), tmp_path / "docs", None), Reporter(quiet=True), fake_embedder
+    )
+    assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.startswith(CACHE_DATABASE)] == []
+    with sqlite3.connect(tmp_path / "cache" / CACHE_DATABASE) as database:
+        kinds = {kind for (kind,) in database.execute("SELECT DISTINCT kind FROM entries")}
+    assert kinds == {"keyphrase candidates", "digest fit", "map layout", "last analysis"}
+
+
+def test_a_failed_write_keeps_what_was_stored(tmp_path: Path) -> None:
+    database = CacheDatabase(tmp_path / CACHE_DATABASE)
+    database.put("kind", "a", "v1", b"first")
+
+    class Broken:
+        def __iter__(self):
+            yield ("b", b"second")
+            raise sqlite3.DatabaseError("disk gone mid-write")
+
+    database.put_many("kind", Broken(), "v1", keep_only=[])  # best effort: no exception, no change
+    assert database.get("kind", "a", "v1") == b"first" and database.get("kind", "b", "v1") is None
+    assert database.get("kind", "a", "other code") is None
+    database.close()
+
+
+@pytest.mark.parametrize("content", [b"not a database at all", b"SQLite format 3\x00" + b"\x00" * 100])
+def test_a_damaged_file_is_started_anew(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / CACHE_DATABASE
+    path.write_bytes(content)
+    database = CacheDatabase(path, check=True)
+    assert database.was_reset
+    database.put("kind", "a", "v1", b"x")
+    database.close()
+    assert open_cache(tmp_path).get("kind", "a", "v1") == b"x"  # type: ignore[union-attr]
+
+
+def test_a_database_of_another_schema_is_started_anew(tmp_path: Path) -> None:
+    path = tmp_path / CACHE_DATABASE
+    with sqlite3.connect(path) as foreign:
+        foreign.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        foreign.execute("INSERT INTO meta VALUES ('schema', '0')")
+    foreign.close()
+    assert CacheDatabase(path).was_reset
+
+
+def test_vectors_of_an_older_cache_folder_move_in(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
+    legacy = tmp_path / "embeddings.sqlite3"
+    with sqlite3.connect(legacy) as old:
+        old.execute("CREATE TABLE vectors (key BLOB PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)")
+        vector = fake_embedder.embed(["graph neural networks"])[0]
+        key = EmbeddingCache.key(fake_embedder.name, "graph neural networks")
+        old.execute("INSERT INTO vectors VALUES (?, ?, ?)", (key, len(vector), vector.tobytes()))
+    old.close()
+    (tmp_path / "candidates.json").write_text("{}")
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "layouts" / "x.npy").write_bytes(b"")
+
+    embedder = CachedEmbedder(fake_embedder, EmbeddingCache(tmp_path / CACHE_DATABASE))
+    found = embedder.embed(["graph neural networks"])
+    assert embedder.hits == 1 and embedder.misses == 0
+    np.testing.assert_array_equal(found[0], vector)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in tmp_path.iterdir() if p.name.startswith(CACHE_DATABASE)
+    )
+    embedder.cache.close()
