@@ -59,8 +59,10 @@ class RelatedPaper:
     score: float
     shared_keywords: tuple[str, ...]
     shared_terms: tuple[str, ...] = ()
-    """Phrases both abstracts use, the largest share of their word overlap first: why they matched
-    when they share no keyword."""
+    """Phrases both abstracts use, the largest share of their word overlap first (raw words, kept
+    in papers.json; pages explain a link by ``shared_keywords`` only)."""
+    closeness: float | None = None
+    """The share of the digest's pairs of papers at least this similar ("closest 1% of pairs")."""
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
     monkeypatch.setattr(
         "generator.build.read_collection",
-        lambda inputs, name=None, options=None: replace(
+        lambda inputs, name=None, options=None, fallback_name=None: replace(
             read_collection([_jsonl(source)]), papers=tuple(papers)
         ),
     )

@@ -28,7 +28,7 @@ def test_strip_markup(raw: str, plain: str) -> None:
         (
             "Large models are costly. We present EE-LLM, a framework for large-scale training and inference "
             "of early-exit large language models (LLMs). It works.",
-            "EE-LLM: A framework for large-scale training and inference of early-exit large language models",
+            "EE-LLM: A framework for large-scale training and inference",
         ),
         (
             "In this paper, we propose a novel algorithm, called Multi Epoch Decentralized Online Learning "
@@ -38,7 +38,22 @@ def test_strip_markup(raw: str, plain: str) -> None:
         (
             "In this paper, we investigate the role of social media influencers in enhancing the visibility "
             "of machine learning research, particularly the citation counts.",
-            "The role of social media influencers in enhancing the visibility of machine learning research",
+            "The role of social media influencers in enhancing the visibility",
+        ),
+        (
+            "Perceptual metrics matter. We introduce a new metric, DreamSim, tuned to align with human "
+            "perception of image similarity. It works well.",
+            "DreamSim: A metric tuned to align with human perception of image similarity",
+        ),
+        (
+            "We propose Compaction and Disambiguation (CODA), a novel two-stage framework for learning "
+            "compact representations. Results follow.",
+            "Compaction and Disambiguation (CODA): A two-stage framework",
+        ),
+        (
+            "Privacy matters. We derive a technique to selectively forget concepts in "
+            "pretrained generative models. Our method, dubbed Selective Amnesia, enables forgetting.",
+            "Selective Amnesia: A technique to selectively forget concepts",
         ),
     ],
 )
@@ -52,6 +67,24 @@ def test_derived_title_is_short_and_clean() -> None:
     assert 10 < len(title) <= 100
     assert not title.endswith(("and", " ", ","))
     assert "**" not in derive_title("**Bold** claims about $x$ are made here in this long opening sentence.")
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We study the Backward Rewarding Mechanisms (BRMs) and show that they converge quickly in games.",
+        "Ordinary differential equations (ODEs) approximating physical systems are studied here at length.",
+        "We present a framework for learning with noisy labels, with Controlled probability, "
+        + "and then many more words " * 10,
+        "We propose $\\underline{\\text{S}}$tructure-$\\underline{\\text{A}}$ware Shapley-based "
+        "$\\underline{\\text{M}}$ultipiece $\\underline{\\text{E}}$xplanation method for graphs.",
+    ],
+)
+def test_derived_titles_never_hang_and_fit(abstract: str) -> None:
+    title = derive_title(abstract)
+    last = title.split()[-1].lower()
+    assert last not in {"and", "show", "approximating", "with", "controlled", "of", "the", "for"}, title
+    assert 10 <= len(title) <= 90, title
 
 
 def test_unique_titles_number_repeats() -> None:

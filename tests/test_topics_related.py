@@ -16,6 +16,12 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.analysis import paper_map, related
 from generator.analysis.analyse import analyse
+from generator.analysis.explain import (
+    closeness_text,
+    keyphrase_vocabulary,
+    shared_keyphrases,
+    similarity_scale,
+)
 from generator.analysis.paper_map import map_layout
 from generator.analysis.related import (
     LEXICAL_MAX_WORDS,
@@ -26,7 +32,14 @@ from generator.analysis.related import (
     same_word,
     shared_terms,
 )
-from generator.analysis.topics import find_topics, pick_label, topic_count
+from generator.analysis.topics import (
+    assign_topics,
+    find_topics,
+    fit_topics,
+    pick_label,
+    structured_topic_count,
+    topic_count,
+)
 from generator.build import BuildRequest, build_digest
 from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Keyword, Paper, SourceLocation
@@ -208,7 +221,14 @@ def test_label_phrases_merge_rather_than_repeat() -> None:
     ]
     assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
     assert pick_label([("models", 9.0), ("learning", 8.0), ("privacy", 1.0)]) == ["privacy"]
-    assert pick_label([("a", 4.0), ("b", 3.0), ("c", 2.0), ("d", 1.0)]) == ["a", "b", "c"]
+    four = [("privacy", 4.0), ("robustness", 3.0), ("fairness", 2.0), ("calibration", 1.0)]
+    assert pick_label(four) == ["privacy", "robustness", "fairness"]
+    # never a single vague word, nor a phrase ending on an adjective or a verb
+    vague = [("ml", 9.0), ("local", 8.0), ("insights", 7.0), ("model", 6.0), ("large", 5.0), ("privacy", 1.0)]
+    assert pick_label(vague) == ["privacy"]
+    assert pick_label([("graph neural", 3.0), ("proposed method", 2.0), ("graph neural networks", 1.0)]) == [
+        "graph neural networks"
+    ]
     assert pick_label([("text generation", 3.0), ("generated", 2.0), ("decoding", 1.0)]) == [
         "text generation",
         "decoding",
@@ -332,20 +352,57 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
     assert len(files["map.md"].encode()) < 4_000
 
 
-def test_related_show_shared_terms_when_no_keyword_is_shared(fake_embedder) -> None:
+def test_related_links_show_closeness_and_shared_keyphrases(fake_embedder) -> None:
     digest, _ = themed_digest(8, fake_embedder)
     files = PageRenderer().render(digest)
-    shown_terms = shown_keywords = 0
+    explained = 0
     for paper in digest.papers:
         page = files[f"papers/{paper.entry.slug}.md"].split("## Related papers", 1)[1]
+        assert "shared terms" not in page
         for r in paper.related:
+            assert r.closeness is not None and 0 < r.closeness <= 1
+            assert closeness_text(r.closeness) + " in this digest" in page
             if r.shared_keywords:
-                shown_keywords += 1
-                assert "shared keywords: " + ", ".join(r.shared_keywords) in page
-            elif r.shared_terms:
-                shown_terms += 1
-                assert "shared terms: " + ", ".join(r.shared_terms) in page
-    assert shown_terms and shown_keywords
+                explained += 1
+                assert "both about: " + ", ".join(r.shared_keywords) in page
+    assert explained
+
+
+def test_shared_keyphrases_come_from_the_vocabulary_and_prefer_longer_phrases() -> None:
+    keywords = [[Keyword("wasserstein wormhole", 1.0)], [Keyword("optimal transport", 1.0)], []]
+    candidate_keys = [
+        {"wasserstein wormhole", "optimal transport", "model"},
+        {"wasserstein wormhole", "optimal transport", "model"},
+        {"model"},
+    ]
+    spellings = {key: key for keys in candidate_keys for key in keys}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32) / np.sqrt(2)
+
+    vectors = np.ones((3, 2), dtype=np.float32) / np.sqrt(2)
+    vocabulary = keyphrase_vocabulary(keywords, candidate_keys, spellings, embed, vectors)
+    assert set(vocabulary.spelling) == {"wasserstein wormhole", "optimal transport"}  # "model" is no keyword
+    shared = shared_keyphrases(vocabulary, 0, 1)
+    assert set(shared) == {"wasserstein wormhole", "optimal transport"}
+    assert shared_keyphrases(vocabulary, 0, 2) == ()
+    # "wormhole" is mentioned (a tail of "wasserstein wormhole") but gives way to the longer phrase
+    keywords[2] = [Keyword("wormhole", 1.0)]
+    vocabulary = keyphrase_vocabulary(keywords, candidate_keys, spellings, embed, vectors)
+    assert "wormhole" not in shared_keyphrases(vocabulary, 0, 1)
+
+
+def test_closeness_places_a_similarity_among_all_pairs() -> None:
+    vectors = np.eye(4, dtype=np.float32)
+    vectors[1] = vectors[0]  # one pair of six is identical, the others orthogonal
+    scale = similarity_scale(vectors)
+    assert scale.closeness(1.0) == pytest.approx(1 / 6)
+    assert scale.closeness(0.0) == 1.0
+    assert closeness_text(0.004) == "closest 0.4% of pairs"
+    assert closeness_text(0.0001) == "closest 0.1% of pairs"
+    assert closeness_text(0.023) == "closest 3% of pairs"
+    sampled = similarity_scale(np.eye(50, dtype=np.float32), pairs=100)
+    assert len(sampled.similarities) == 100 and not sampled.similarities.any()  # never a paper with itself
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -424,7 +481,7 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         page.wait_for_load_state("networkidle")  # leaving mid-request would count as a failed request
         points = page.locator(".paper-map svg circle")
         assert points.count() == len(papers)
-        topics = {record["topic"] for record in papers}
+        topics = {record["topic"] for record in papers} - {None}
         assert page.locator(".paper-map__legend [data-topic]").count() == len(topics)
         hrefs = page.eval_on_selector_all(".paper-map svg a", "all => all.map(a => a.getAttribute('href'))")
         assert sorted(h.removeprefix("../") for h in hrefs) == sorted(r["url"] for r in papers)
@@ -446,13 +503,31 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         page.wait_for_url(f"**/{target}")
         page.wait_for_load_state("networkidle")
 
-        page.get_by_role("link", name="on the map").click()
+        page.get_by_role("link", name=re.compile("on the map")).click()
         page.wait_for_selector(".paper-map circle.is-picked")
         assert url_path(page.url) == "/map/"
         assert page.locator(".paper-map__tip").is_visible()
+        picked_name = page.locator(".paper-map text.paper-map__picked")
+        assert picked_name.count() == 1
+        assert shown_titles[target].startswith(picked_name.text_content().rstrip("…"))
 
         page.fill(".paper-map__bar input", "zzzz-no-such-title")
         assert page.locator(".paper-map__count").inner_text().startswith("0 of ")
+
+        # On a touch screen the first tap shows the title, the second opens the paper.
+        touch = browser.new_context(viewport=VIEWPORT, has_touch=True).new_page()
+        touch.set_default_timeout(20_000)
+        block_third_parties(touch, origin)
+        touch.goto(origin + "/map/")
+        touch.wait_for_selector(".paper-map svg circle")
+        touch.wait_for_load_state("networkidle")
+        tapped = touch.locator(".paper-map svg circle").nth(uncovered)
+        tapped.tap()
+        assert touch.locator(".paper-map__tip").is_visible()
+        assert touch.locator(".paper-map__tip").inner_text().startswith(shown_titles[target])
+        assert url_path(touch.url) == "/map/"
+        tapped.tap()
+        touch.wait_for_url(f"**/{target}")
         browser.close()
     assert monitor.errors == []
     assert monitor.third_party == []
@@ -482,3 +557,16 @@ def test_the_map_worker_runs_from_a_script_without_running_the_script_again(tmp_
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["t-SNE", "0"], "laid out by the worker, which succeeded"
     assert runs.read_text() == "run ", "the worker did not run the caller's script"
+
+
+def test_topic_count_follows_the_structure_of_the_data() -> None:
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(4, 32))
+    grouped = np.repeat(centres, 30, axis=0) + 0.3 * rng.normal(size=(120, 32))
+    grouped /= np.linalg.norm(grouped, axis=1, keepdims=True)
+    assert structured_topic_count(grouped, 8) >= 4
+    noise = rng.normal(size=(120, 32))
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    assert structured_topic_count(noise, 8) == 0
+    fit = fit_topics(count_phrases(["same words here"] * 120), noise)
+    assert len(fit.centres) == 0 and assign_topics(fit, noise) == []

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.analysis.embed import CachedEmbedder, Embedder
+from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
 from generator.analysis.fit import DigestFit, FitStore, paper_key
 from generator.analysis.keyphrases import canonical, canonical_key
 from generator.analysis.keywords import find_candidates, rank_keywords
@@ -147,6 +148,10 @@ def analyse(
         space_fit = fit.space if fit is not None else fit_space(counts, vectors)
         space = apply_space(space_fit, counts, vectors)
         related = related_papers(space, keywords, related_per_paper)
+        vocabulary = keyphrase_vocabulary(
+            keywords, [c.keys() for c in candidates.per_paper], candidates.spellings, embedder.embed, vectors
+        )
+        related = explain_related(related, vocabulary, similarity_scale(space.expanded))
 
     with reporter.stage("topics"):
         topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from slugify import slugify
 
-MAX_TITLE_LENGTH = 100
+MAX_TITLE_LENGTH = 90
 MAX_SLUG_WORDS_LENGTH = 60
 
 # --- markup stripping -------------------------------------------------------------------------
@@ -71,12 +73,18 @@ def strip_markup(text: str, gap: str = " ") -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-# --- titles -----------------------------------------------------------------------------------
+# --- titles ---------------------------------------------------------------------------------
+
+# Titles are the abstract's own words: the sentence that states the contribution ("We propose X, a …"),
+# compressed by grammar rules that hold in any field: stop at the first clause break, at a
+# coordinated verb ("… and show that …") or, past the length limit, before a preposition; never end
+# on a function word, a verb or a modifier left without its noun.
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
 _NAMED_CONTRIBUTION = re.compile(
-    r"(?:\b(?:we|this (?:paper|work)|the paper)\s+(?:also\s+)?(?:present|propose|introduce|develop|design|"
-    r"describe|release|build|create|contribute)s?|\bby (?:introducing|proposing|presenting|developing))\s+",
+    r"(?:\b(?:we|this (?:paper|work)|the paper|our (?:work|paper))\s+(?:also\s+|further\s+|then\s+)?"
+    r"(?:present|propose|introduce|develop|design|describe|release|build|create|contribute|devise|construct)s?|"
+    r"\bby (?:introducing|proposing|presenting|developing))\s+",
     re.I,
 )
 _NAMING_WORD = re.compile(
@@ -85,13 +93,30 @@ _NAMING_WORD = re.compile(
     re.I,
 )
 _NAME_THEN_DESCRIPTION = re.compile(
-    r"^(?:the\s+)?(?P<name>[^\s,]*[A-Z][^\s,]*(?:\s+[^\s,]*[A-Z][^\s,]*){0,5}(?:\s*\([^)]{1,30}\))?)"
-    r"\s*,\s+(?P<what>(?:a|an|the)\s+.+)$",
+    r"^(?:the\s+)?(?P<name>[^\s,;]*[A-Z][^\s,;]*(?:\s+(?:(?:and|of|for|to|via|in|with)\s+)?[^\s,;]*[A-Z][^\s,;]*)"
+    r"{0,5}(?:\s*\([^)]{1,30}\))?)\s*[,;]\s+(?P<what>(?:a|an|the)\s+.+)$",
+)
+# "a new metric, DreamSim, tuned to …"
+_DESCRIPTION_THEN_NAME = re.compile(
+    r"^(?P<what>(?:a|an|the)\s+[^,;]{3,60}?),\s+(?P<name>[^\s,;]*[A-Z][^\s,;]*(?:\s+[^\s,;]*[A-Z][^\s,;]*){0,3})"
+    r"\s*,\s*(?P<after>.*)$",
+)
+# "we propose D-CIPHER, which …"
+_BARE_NAME = re.compile(r"^(?P<name>[^\s,;]*[A-Z][^\s,;]*)(?:\s*[,;]|\s+(?:which|that|to)\s)")
+_NAME_GIVEN = re.compile(
+    r"\b(?:we (?:call|term|dub|name)|(?:called|dubbed|named|termed|coined)(?: as)?)\s+"
+    r"(?P<name>[\"“]?[^\s,;()]*[A-Z][^\s,;()]*(?:\s+[^\s,;()]*[A-Z][^\s,;()]*){0,4}(?:\s*\([^)]{1,20}\))?)",
+)
+# "a new method for X (NAME)": the acronym at the end of the phrase names it.
+_ACRONYM_AFTER = re.compile(
+    r"^(?P<what>[^,;()]{10,100}?)\s*\((?P<name>[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)"
 )
 _WHAT_WE_DO = re.compile(
-    r"\b(?:we|this (?:paper|work))\s+(?:first\s+|also\s+|further\s+)?"
+    r"\b(?:we|this (?:paper|work|study|article))\s+(?:first\s+|also\s+|further\s+|then\s+)?"
+    r"(?:(?:aim|seek|set out|attempt|try) to\s+)?"
     r"(?:investigate|study|examine|explore|analy[sz]e|address|tackle|consider|revisit|characteri[sz]e|"
-    r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive)(?:e?s)?\s+"
+    r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive|"
+    r"build|design|describe|report on|formali[sz]e)(?:e?s)?\s+"
     r"(?:and \w+\s+)?"
     r"(?P<rest>.+)",
     re.I,
@@ -104,13 +129,29 @@ _OPENING_FILLER = re.compile(
 )
 # A comma followed by a capitalised word usually continues a name ("Reweighing, Reselecting, and Retraining").
 _CLAUSE_BREAK = re.compile(
-    r",\s(?!(?:and\s|or\s)?[A-Z])|;\s|:\s|\s(?:which|that|where|while|whereby|so that|such that)\s"
+    r",\s(?!(?:and\s|or\s)?[A-Z])|;\s|:\s|\s[-–—]+\s|\s(?:which|that|where|while|whereby|whose|who|"
+    r"so that|such that|thereby|because|since|although|whereas|i\.e\.|e\.g\.)\s"
 )
-_TRAILING_JUNK = re.compile(
-    r"(?:\s+(?:a|an|the|of|and|or|for|with|in|on|to|by|from|via|as|at|its|their|our|we|is|are|can|whether|how|if|when|than))+$|"
-    r"[\s,;:.\-–—(]+$",
+# Where a long title may be cut: before a preposition or conjunction, so what is left is a whole
+# noun phrase ("… large language" is not).
+_PHRASE_CUT = re.compile(
+    r"\s(?=(?:for|in|with|via|on|under|using|by|through|from|when|to|across|without|based on|"
+    r"beyond|over|into|against|of|and|or)\s)",
     re.I,
 )
+_CUT_AFTER_CHARACTERS = 12
+_LEAD_IN = re.compile(
+    r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+", re.I
+)
+_DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
+# Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
+_NOUN_FORMS_OF_VERBS = frozenset(
+    {
+        "matching", "building", "computing", "handling", "finding", "solving", "making", "planning",
+        "mapping", "processing", "learning", "training", "reasoning", "modeling", "modelling", "testing",
+        "tracking", "ranking", "sampling", "pruning",
+    }
+)  # fmt: skip
 
 
 def derive_title(abstract: str) -> str:
@@ -118,14 +159,16 @@ def derive_title(abstract: str) -> str:
 
     When the abstract names its contribution ("We present X, a framework for …") the title is
     "X: A framework for …"; otherwise it is what the paper says it does, or its opening phrase.
+    At most ``MAX_TITLE_LENGTH`` characters, math included.
     """
     # Math survives into the title (it is rendered there too): hide it from the markup stripper as
-    # placeholder words and put it back at the end.
+    # placeholder words as long as the formula, so length limits count it, and put it back at the end.
     formulas: list[str] = []
 
     def hide(match_text: str) -> str:
         formulas.append(match_text)
-        return f"zqmath{len(formulas) - 1}zq"
+        placeholder = f"zqmath{len(formulas) - 1}zq"
+        return placeholder + "q" * max(0, len(match_text) - len(placeholder))
 
     pieces, last = [], 0
     for start, end in find_math_spans(abstract):
@@ -134,31 +177,104 @@ def derive_title(abstract: str) -> str:
         last = end
     pieces.append(abstract[last:])
     title = _derive_plain_title(strip_markup("".join(pieces)))
-    title = re.sub(r"zqmath(\d+)zq", lambda m: formulas[int(m.group(1))], title, flags=re.I)
+    title = re.sub(r"zqmath(\d+)zq+", lambda m: formulas[int(m.group(1))], title, flags=re.I)
     return _WHITESPACE.sub(" ", title).strip()
 
 
 def _derive_plain_title(plain: str) -> str:
+    """ "Name: what it is" when the abstract names its contribution, else what the paper says it
+    does. Of the candidate phrases (every "we study …" phrase and the opening phrase) the one whose
+    words the abstract repeats most wins (Luhn's old observation: a text's topic words are the ones
+    it keeps using); it also describes a name the abstract gives without saying what it is."""
     sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
-    for sentence in sentences:
-        title = _named_contribution_title(sentence)
-        if title:
-            return title
+    candidates: list[str] = []
     for sentence in sentences:
         match = _WHAT_WE_DO.search(sentence)
-        if match and not match.group("rest").lower().startswith(("that ", "how ", "whether ")):
-            title = _shorten(match.group("rest"))
+        if match and not match.group("rest").lower().startswith(_NOT_A_TOPIC):
+            title = _shorten(_drop_article_adjectives(match.group("rest")))
             if len(title) >= 20:
-                return _capitalise(title)
-    opening = _OPENING_FILLER.sub("", sentences[0] if sentences else plain)
-    return _capitalise(_shorten(opening)) or "Untitled paper"
+                candidates.append(_capitalise(title))
+    opening = _capitalise(_shorten(_opening_phrase(sentences[0] if sentences else plain)))
+    if len(opening) >= 20 or not candidates:
+        first_words = " ".join(plain.split()[:12])[: MAX_TITLE_LENGTH + 1].rsplit(" ", 1)[0]
+        candidates.append(opening if len(opening) >= 20 else _trim_hanging_end(first_words))
+    counts = Counter(_content_words(plain))
+    best = max(candidates, key=lambda title: _salience(title, counts)) if candidates else None
+    # The first name the abstract gives is its own; later ones are often baselines or parts.
+    named = next((found for sentence in sentences if (found := _named_contribution(sentence))), None)
+    if named is None:
+        named = _name_given_anywhere(plain)
+    if named is not None:
+        name, description = named
+        title = _join_name(name, description or "", plain)
+        if ":" in title or best is None or name.lower() in best.lower():
+            return title
+        return _join_name(name, best, plain)
+    return best or "Untitled paper"
 
 
-def _named_contribution_title(sentence: str) -> str | None:
+def _opening_phrase(sentence: str) -> str:
+    """The first sentence without its lead-in: "In many settings, X …" -> "X …"."""
+    sentence = _OPENING_FILLER.sub("", sentence)
+    lead_in = re.match(
+        r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+",
+        sentence,
+        re.I,
+    )
+    if lead_in and len(sentence) - lead_in.end() >= 20:
+        sentence = sentence[lead_in.end() :]
+    return sentence
+
+
+def _content_words(text: str) -> list[str]:
+    from generator.analysis.keyphrases.wordlists import (
+        FUNCTION_WORDS,  # the keyphrase package imports this module
+    )
+
+    words = (w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1 and w not in FUNCTION_WORDS)
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+
+
+def _salience(title: str, counts: Counter[str]) -> float:
+    """Sum of log(how often the abstract uses the word) over the title's distinct content words,
+    divided by the square root of their number, so a long title must earn its length."""
+    words = set(_content_words(title))
+    if not words:
+        return 0.0
+    return sum(math.log(counts[w]) for w in words if counts[w]) / math.sqrt(len(words))
+
+
+_NOT_A_TOPIC = (
+    "that ",
+    "how ",
+    "whether ",
+    "the following",
+    "this ",
+    "these ",
+    "it ",
+    "them ",
+    "such ",
+    "if ",
+)
+
+
+def _is_name(name: str) -> bool:
+    """A method's name carries a capital or a digit past its first letter ("GraphSAGE", "EE-LLM",
+    "Multi Epoch Learning"), unlike a description that happens to follow "namely"."""
+    return (
+        bool(name)
+        and len(name) <= 60
+        and name.count("(") == name.count(")")
+        and any(c.isupper() or c.isdigit() for c in name[1:])
+    )
+
+
+def _named_contribution(sentence: str) -> tuple[str, str | None] | None:
+    """The name a contribution sentence gives ("We propose X, a …") and what it says X is."""
     for trigger in _NAMED_CONTRIBUTION.finditer(sentence):
         rest = sentence[trigger.end() :].rstrip(".")
         named = _NAMING_WORD.match(rest)
-        if named and len(named.group("name")) <= 60:
+        if named and _is_name(named.group("name").strip(" \"'“”")):
             name = named.group("name").strip(" \"'“”")
             what = named.group("what").strip()
             after = named.group("after").strip()
@@ -166,24 +282,100 @@ def _named_contribution_title(sentence: str) -> str | None:
                 "for which"
             ):
                 what = f"{what} {after}"
-            return _join_name(name, what)
+            return name, what
         described = _NAME_THEN_DESCRIPTION.match(rest)
         if described:
-            return _join_name(described.group("name").strip(" \"'“”"), described.group("what"))
+            return described.group("name").strip(" \"'“”"), described.group("what")
+        acronym = _ACRONYM_AFTER.match(rest)
+        if acronym:
+            what = acronym.group("what")
+            remainder = rest[acronym.end() :].lstrip(" ,;")
+            if re.match(r"(?:a|an|the)\s", remainder, re.I):
+                what = remainder  # "Full Name (FN), a framework for …": the description says more
+            elif remainder.lower().startswith(("for ", "to ", "with ", "that ")):
+                what = f"{what} {remainder}"
+            return acronym.group("name"), what
+        apposition = _DESCRIPTION_THEN_NAME.match(rest)
+        if apposition and _is_name(apposition.group("name")):
+            what, after = apposition.group("what"), apposition.group("after").strip()
+            if re.match(r"(?:for|to|with|that|\w+ed)\s", after, re.I):  # "…, tuned to …"
+                what = f"{what} {after}"
+            return apposition.group("name"), what
+        bare = _BARE_NAME.match(rest)
+        if bare and _is_name(bare.group("name")):
+            return bare.group("name"), None
     return None
 
 
-def _join_name(name: str, description: str) -> str:
-    description = re.sub(r"^(a|an)\s+(?:new|novel)\s+", r"\1 ", description.strip(), flags=re.I)
+def _name_given_anywhere(plain: str) -> tuple[str, None] | None:
+    """ "Our method, dubbed Selective Amnesia, …": a name given outside a contribution sentence."""
+    for match in _NAME_GIVEN.finditer(plain):
+        name = match.group("name").strip(" \"'“”")
+        if _is_name(name):
+            return name, None
+    return None
+
+
+def _join_name(name: str, description: str, abstract: str) -> str:
+    description = _drop_article_adjectives(description.strip())
+    spelled_out = _spelled_out(name, abstract)
+    if spelled_out and spelled_out.lower() not in description.lower():
+        # "HTGM: A meta-training framework" says less than "HTGM: Hierarchical Task Generative Model"
+        description = spelled_out
     description = re.sub(
         r"^an?\s+(?=\w)",
-        lambda m: "an " if _starts_with_vowel_sound(description[m.end() :]) else "a ",
+        lambda m: (
+            ("An " if m.group(0)[0].isupper() else "an ")
+            if _starts_with_vowel_sound(description[m.end() :])
+            else ("A " if m.group(0)[0].isupper() else "a ")
+        ),
         description,
+        flags=re.I,
     )
     budget = MAX_TITLE_LENGTH - len(name) - 2
-    if budget < 15:
+    shortened = _shorten(description, budget) if budget >= 15 else ""
+    if len(shortened.split()) < 2:
         return _shorten(name)
-    return f"{name}: {_capitalise(_shorten(description, budget))}"
+    return f"{name}: {_capitalise(shortened)}"
+
+
+def _drop_article_adjectives(text: str) -> str:
+    """ "a novel method" -> "a method": the words every abstract uses about itself."""
+    dropped = re.sub(
+        r"^(a|an|the)\s+(?:(?:new|novel|simple|general|unified|principled|first)\s+)+(?!and\s|or\s)",
+        "",
+        text,
+        flags=re.I,
+    )
+    if dropped == text:
+        return text
+    article = text.split(" ", 1)[0]
+    if article.lower() != "the":
+        article = (
+            ("An" if _starts_with_vowel_sound(dropped) else "A")
+            if article[0].isupper()
+            else ("an" if _starts_with_vowel_sound(dropped) else "a")
+        )
+    return f"{article} {dropped}"
+
+
+def _spelled_out(name: str, abstract: str) -> str | None:
+    """The words an acronym stands for, when the abstract spells it out: "Label-Retrieval-Augmented
+    (LRA)" gives "Label-Retrieval-Augmented" for LRA. They are the words before "(NAME)", from the
+    first one (at most a few more words back than the acronym has capitals) that starts with the
+    acronym's first letter."""
+    capitals = sum(c.isupper() for c in name)
+    if capitals < 2 or not re.fullmatch(r"[A-Za-z0-9-]+", name):
+        return None
+    match = re.search(r"((?:[^\s()]+\s+){1,12})\(" + re.escape(name) + r"\)", abstract)
+    if not match:
+        return None
+    words = match.group(1).split()
+    for start in range(max(0, len(words) - capitals - 3), len(words)):
+        if words[start][:1].lower() == name[:1].lower():
+            phrase = " ".join(words[start:]).strip(",;:")
+            return phrase if len(phrase) > len(name) else None
+    return None
 
 
 def _starts_with_vowel_sound(word: str) -> bool:
@@ -191,21 +383,77 @@ def _starts_with_vowel_sound(word: str) -> bool:
 
 
 def _shorten(text: str, limit: int = MAX_TITLE_LENGTH) -> str:
-    """Cut at the first clause break past a readable length, then to ``limit`` at a word boundary."""
+    """A noun phrase of at most ``limit`` characters from the start of ``text``: cut at the first
+    clause break or coordinated verb past a readable length, then if still too long before the last
+    preposition that fits, and never ending on a word that leaves it hanging."""
     text = text.strip().rstrip(".")
     for match in _CLAUSE_BREAK.finditer(text):
         if match.start() >= 20:
             text = text[: match.start()]
             break
+    text = _cut_at_coordinated_verb(text)
     if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0]
-    previous = None
-    while previous != text:
-        previous = text
-        text = _TRAILING_JUNK.sub("", text)
+        cuts = [m.start() for m in _PHRASE_CUT.finditer(text) if _CUT_AFTER_CHARACTERS <= m.start() <= limit]
+        text = text[: cuts[-1]] if cuts else text[: limit + 1].rsplit(" ", 1)[0][:limit]
+    text = _trim_hanging_end(text)
     if text.count("(") > text.count(")"):
-        text = text[: text.rfind("(")].rstrip()
+        text = _trim_hanging_end(text[: text.rfind("(")])
     return text
+
+
+def _cut_at_coordinated_verb(text: str) -> str:
+    """ "X and show that …" -> "X"; "X, and we prove …" -> "X"."""
+    from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
+
+    words = text.split(" ")
+    for position in range(2, len(words) - 1):
+        if words[position].lower().strip(",") not in ("and", "but", "or"):
+            continue
+        following = [w.lower().strip(",") for w in words[position + 1 : position + 4]]
+        following = [w for w in following if w not in ("we", "then", "also", "further", "thus", "finally")]
+        if following and following[0] in VERBS and not following[0].endswith("ing"):
+            return " ".join(words[:position]).rstrip(",")
+    return text
+
+
+def _hangs(words: list[str]) -> bool:
+    """Whether a title ending with ``words[-1]`` leaves it hanging."""
+    from generator.analysis.keyphrases.wordlists import (  # the keyphrase package imports this module
+        ADJECTIVE_ENDING,
+        ADJECTIVE_ENDING_NOUNS,
+        FUNCTION_WORDS,
+        NO_END,
+        VERBS,
+    )
+
+    last = words[-1]
+    word = last.lower().strip(",;:'\"“”")
+    if not word or not any(c.isalnum() for c in word):
+        return True
+    if word in FUNCTION_WORDS or word in _DANGLING or word in NO_END:
+        return True
+    before = words[-2].lower() if len(words) > 1 else ""
+    if word in VERBS and word not in _NOUN_FORMS_OF_VERBS:
+        return True  # "… and show", "… (ODEs) approximating"
+    if word.endswith("ed") and before in FUNCTION_WORDS:
+        return True  # "… with Controlled"
+    # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"
+    return bool(
+        ADJECTIVE_ENDING.search(word)
+        and word not in ADJECTIVE_ENDING_NOUNS
+        and not word.endswith("ment")
+        and not last.isupper()
+        and not any(c.isupper() for c in last[1:])
+    )
+
+
+def _trim_hanging_end(text: str) -> str:
+    text = re.sub(r"[\s,;:.\-–—(]+$", "", text.strip())
+    words = text.split()
+    while len(words) > 1 and _hangs(words):
+        words.pop()
+        words[-1] = words[-1].rstrip(",;:-–—")
+    return " ".join(words)
 
 
 def _capitalise(text: str) -> str:

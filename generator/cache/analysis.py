@@ -100,6 +100,7 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
                     score=float(r["score"]),
                     shared_keywords=tuple(r["shared_keywords"]),
                     shared_terms=tuple(r["shared_terms"]),
+                    closeness=None if r.get("closeness") is None else float(r["closeness"]),
                 )
                 for r in record["related"]
             ],

@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from generator import __version__
+from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
 from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
@@ -329,8 +330,8 @@ class PageRenderer:
                         "title": digest.papers[r.index].entry.title,
                         "page": _relative(paper_paths[r.index], PAPERS_DIR),
                         "score": r.score,
+                        "closeness": None if r.closeness is None else closeness_text(r.closeness),
                         "shared_keywords": list(r.shared_keywords),
-                        "shared_terms": list(r.shared_terms),
                     }
                     for r in paper.related
                 ],
@@ -425,6 +426,7 @@ class PageRenderer:
                     {
                         "id": digest.papers[r.index].entry.paper.id,
                         "score": r.score,
+                        "closeness": r.closeness,
                         "shared_keywords": list(r.shared_keywords),
                         "shared_terms": list(r.shared_terms),
                     }

@@ -2,7 +2,8 @@
 // loads the point data written by the generator (assets/paper-map.js, part of the site, never a
 // CDN) and draws it as an SVG: one link per paper, coloured by topic, with the topics named where
 // their papers gather. Scroll or the buttons zoom, dragging moves, a box finds papers by title.
-// URL fragments "#paper=SLUG" and "#topic=SLUG" (linked from paper and topic pages) pick one out.
+// URL fragments "#paper=SLUG" and "#topic=SLUG" (linked from paper and topic pages) pick one out;
+// a picked paper is named beside its point. On a touch screen a first tap shows a title, a second opens.
 (function () {
   "use strict";
 
@@ -31,7 +32,7 @@
 .paper-map svg.is-filtered circle:not(.is-match) { opacity: .12; }
 .paper-map text { pointer-events: none; font-weight: 700; fill: var(--md-default-fg-color);
   stroke: var(--md-default-bg-color); stroke-linejoin: round; paint-order: stroke; }
-.paper-map svg.is-filtered text:not(.is-match) { opacity: .25; }
+.paper-map svg.is-filtered text:not(.is-match):not(.paper-map__picked) { opacity: .25; }
 .paper-map__tip { position: absolute; z-index: 2; max-width: 24em; padding: .4em .6em; pointer-events: none;
   background: var(--md-default-bg-color); box-shadow: var(--md-shadow-z2); border-radius: .2em; }
 .paper-map__tip small { display: block; color: var(--md-default-fg-color--light); }
@@ -122,6 +123,7 @@
     // --- zoom and pan: one transform on the group; points and labels keep their screen size ----------
     let zoom = { k: 1, x: 0, y: 0 };
     let frame = 0;
+    let pickedLabel = null; // { text, paper }: the name of the paper picked by "#paper="
     function render() {
       frame = 0;
       view.setAttribute("transform", `translate(${zoom.x} ${zoom.y}) scale(${zoom.k})`);
@@ -135,12 +137,17 @@
         label.setAttribute("font-size", (LABEL_SIZE * unit).toFixed(2));
         label.setAttribute("stroke-width", (3 * unit).toFixed(2));
       }
+      if (pickedLabel) {
+        pickedLabel.text.setAttribute("x", (pickedLabel.paper.x + 2 * POINT_RADIUS * unit).toFixed(2));
+        pickedLabel.text.setAttribute("font-size", (LABEL_SIZE * unit).toFixed(2));
+        pickedLabel.text.setAttribute("stroke-width", (3 * unit).toFixed(2));
+      }
       placeLabels();
     }
     // A topic name that would cover a bigger topic's name (or a highlighted one) is hidden until
     // zooming in makes room for it.
     function placeLabels() {
-      const placed = [];
+      const placed = pickedLabel ? [pickedLabel.text.getBBox()] : [];
       const highlighted = labels.filter((label) => label.classList.contains("is-match"));
       for (const label of [...highlighted, ...labels.filter((l) => !highlighted.includes(l))]) {
         const box = label.getBBox();
@@ -187,7 +194,10 @@
 
     let press = null;
     let dragged = false;
+    let lastPointer = "mouse";
+    let tapped = null; // the paper whose title a first tap showed
     svg.addEventListener("pointerdown", (event) => {
+      lastPointer = event.pointerType || "mouse";
       if (event.button !== 0) return;
       press = { id: event.pointerId, start: toViewBox(event), origin: { ...zoom }, sx: event.clientX, sy: event.clientY };
       dragged = false;
@@ -225,14 +235,25 @@
       if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
       event.preventDefault();
       event.stopPropagation();
+      // On a touch screen there is no hover: the first tap on a point shows its title, a second
+      // tap on the same point opens the paper.
+      const circle = link.querySelector("circle");
+      const paper = circle ? papers[circle.dataset.index] : null;
+      if (lastPointer === "touch" && paper && tapped !== paper) {
+        tapped = paper;
+        const box = circle.getBoundingClientRect();
+        showTip(paper, box.left + box.width / 2, box.top + box.height / 2, "Tap again to open");
+        return;
+      }
       window.location.assign(link.getAttribute("href"));
     });
 
     // --- the title on hover --------------------------------------------------------------------------
-    function showTip(paper, clientX, clientY) {
+    function showTip(paper, clientX, clientY, hint) {
       tip.textContent = paper.title;
       const topic = topics[paper.topic];
       if (topic) element("small", {}, tip).textContent = topic.label;
+      if (hint) element("small", {}, tip).textContent = hint;
       tip.hidden = false;
       const box = host.getBoundingClientRect();
       const left = Math.min(clientX - box.left + 14, box.width - tip.offsetWidth - 4);
@@ -241,12 +262,14 @@
     }
     function hideTip() {
       tip.hidden = true;
+      tapped = null;
     }
     svg.addEventListener("pointerover", (event) => {
       const index = event.target.dataset && event.target.dataset.index;
       if (index !== undefined && !press) showTip(papers[index], event.clientX, event.clientY);
     });
     svg.addEventListener("pointerout", (event) => {
+      if (lastPointer === "touch") return; // a tapped title stays until the next tap
       if (event.target.dataset && event.target.dataset.index !== undefined) hideTip();
     });
 
@@ -300,6 +323,11 @@
       const paper = papers.find((p) => p.slug === slug);
       if (paper) {
         circles[paper.index].classList.add("is-picked");
+        // The found paper is named on the map itself, beside its point, above the topic names.
+        const name = element("text", { x: paper.x, y: paper.y, "text-anchor": "start",
+          "dominant-baseline": "middle", class: "paper-map__picked", "data-paper": paper.index }, labelLayer, SVG);
+        name.textContent = paper.title.length > 48 ? `${paper.title.slice(0, 47)}…` : paper.title;
+        pickedLabel = { text: name, paper };
         pinned = { matches: (p) => p.topic === paper.topic || p === paper, topic: paper.topic };
         centreOn(paper.x, paper.y, PICKED_ZOOM);
         requestAnimationFrame(() => {

@@ -1,0 +1,165 @@
+"""Derived-title quality: titles built from abstracts alone, against the papers' real titles.
+
+    python benchmarks/title_quality.py [CORPUS.jsonl ...] [--show N]
+
+(default: ../shared/corpora/neurips2023.jsonl and nlp_acl2020_emnlp2020_eacl2021.jsonl). Each paper's
+title is derived from its abstract only (``generator.text.derive_title``; the real title never reaches
+it) and compared with the real one. Printed per corpus:
+
+- ROUGE-1 F1 over content words: lowercased words, function words dropped, Porter-stemmed, clipped
+  counts (macro mean over papers);
+- bad endings: the share of derived titles whose last word is a function word or preposition, a verb
+  form, or a modifier with nothing to modify ("…for large", "…approximating", "…with Controlled");
+  the same check on the real titles is printed beside it as the detector's false-alarm rate;
+- the longest derived title, in characters;
+- names kept: of the papers whose real title is "Name: …" with a Name the abstract also uses, the
+  share whose derived title contains that Name.
+
+Development corpora only: the ICML 2024 titles are held back (the bundled abstracts come from it),
+so this script refuses that file rather than let anyone tune on it by accident.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_ROOT))
+
+from nltk.stem import PorterStemmer  # noqa: E402
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # noqa: E402
+
+from generator.analysis.keyphrases.wordlists import (  # noqa: E402
+    ADJECTIVE_ENDING,
+    ADJECTIVE_ENDING_NOUNS,
+    FUNCTION_WORDS,
+    NO_END,
+    VERBS,
+)
+from generator.analysis.text import derive_title, strip_markup  # noqa: E402
+
+SHARED = PROJECT_ROOT.parent / "shared"
+DEFAULT_CORPORA = [
+    SHARED / "corpora" / "neurips2023.jsonl",
+    SHARED / "corpora" / "nlp_acl2020_emnlp2020_eacl2021.jsonl",
+]
+HELD_BACK = {"icml2024.jsonl"}
+STOP = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS
+_WORD = re.compile(r"[a-z0-9]+")
+_STEM = PorterStemmer().stem
+# Modifiers that cannot end a title (participles used as adjectives, comparison words).
+_DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
+
+
+def content_stems(text: str) -> Counter[str]:
+    words = _WORD.findall(strip_markup(text).lower())
+    return Counter(_STEM(word) for word in words if word not in STOP and len(word) > 1)
+
+
+def rouge1(candidate: str, reference: str) -> float:
+    ours, theirs = content_stems(candidate), content_stems(reference)
+    overlap = sum((ours & theirs).values())
+    if not overlap:
+        return 0.0
+    precision, recall = overlap / sum(ours.values()), overlap / sum(theirs.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def bad_ending(title: str) -> bool:
+    """True when the title's last word leaves it hanging (see the module docstring)."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", strip_markup(title))
+    if not words:
+        return True
+    last = words[-1].lower()
+    if last in FUNCTION_WORDS or last in _DANGLING or last in NO_END:
+        return True
+    if last in VERBS and not last.endswith(("ing", "s")):
+        return True  # "…that outperform", "…are proposed"
+    if last.endswith("ing") and last in VERBS and last not in ("matching", "computing", "building"):
+        return True  # "…(ODEs) approximating"
+    # "…for adversarial"; not "…Assignment" or a capitalised name
+    return bool(
+        ADJECTIVE_ENDING.search(last)
+        and last not in ADJECTIVE_ENDING_NOUNS
+        and not last.endswith("ment")
+        and not words[-1][:1].isupper()
+    )
+
+
+def method_name(title: str, abstract: str) -> str | None:
+    """The name a real title "Name: description" gives, when the abstract uses it too."""
+    head, colon, _ = title.partition(":")
+    head = head.strip()
+    if not colon or not head or len(head.split()) > 4 or not any(c.isupper() for c in head[1:]):
+        return None
+    return head if head in abstract else None
+
+
+@dataclass
+class Scores:
+    papers: int
+    rouge: float
+    bad: float
+    bad_real: float
+    longest: int
+    names: int
+    names_kept: float
+
+
+def score(records: list[dict], show: int = 0) -> Scores:
+    rouges, bad, bad_real, longest, names, kept = [], 0, 0, 0, 0, 0
+    for position, record in enumerate(records):
+        derived = derive_title(record["abstract"])
+        rouges.append(rouge1(derived, record["title"]))
+        bad += bad_ending(derived)
+        bad_real += bad_ending(record["title"])
+        longest = max(longest, len(derived))
+        name = method_name(record["title"], record["abstract"])
+        if name:
+            names += 1
+            kept += name in derived
+        if position < show:
+            print(f"  {rouges[-1]:.2f} {derived!r}\n       real: {record['title']!r}")
+    return Scores(
+        len(records),
+        sum(rouges) / len(rouges),
+        bad / len(records),
+        bad_real / len(records),
+        longest,
+        names,
+        kept / names if names else float("nan"),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpora", nargs="*", type=Path, default=DEFAULT_CORPORA)
+    parser.add_argument("--show", type=int, default=0, help="print the first N derived titles")
+    arguments = parser.parse_args(argv)
+    print(
+        f"{'corpus':42s} {'papers':>6s} {'ROUGE-1':>7s} {'bad end':>7s} {'(real)':>6s} {'max len':>7s} "
+        f"{'names kept':>12s}"
+    )
+    for corpus in arguments.corpora:
+        if corpus.name in HELD_BACK:
+            print(f"{corpus.name}: held back from title work; not scored")
+            continue
+        with corpus.open(encoding="utf-8") as handle:
+            records = [json.loads(line) for line in handle if line.strip()]
+        records = [r for r in records if r.get("title") and r.get("abstract")]
+        result = score(records, arguments.show)
+        print(
+            f"{corpus.name:42s} {result.papers:6d} {result.rouge:7.3f} {result.bad:7.1%} "
+            f"{result.bad_real:6.1%} {result.longest:7d} {result.names_kept:6.1%} of {result.names:4d}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""Topic quality: agreement with the organisers' labels, and how specific the topic names are.
+
+    python benchmarks/topic_quality.py [CORPUS.jsonl ...] [--cache-dir DIR] [--show N]
+
+(default: the two related-paper development sets). The corpus's labels and keywords are removed
+before the analysis; topics are fitted by the build's own code on the build's joint vectors. Printed
+per corpus: the number of topics; agreement with the labels as in ``related_quality.py`` (for each
+labelled paper, the share of the other labelled papers of its topic that share a label), NMI and
+ARI against the first label; and the names: the share of label phrases that are one vague word
+(the keyphrase word lists' generic words, verbs, adjectives, "ml", "ai", "local", "insights" …).
+A corpus without labels (e.g. icml2024.jsonl) prints only the names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_ROOT))
+sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
+
+from explanation_quality import VAGUE_WORDS  # noqa: E402
+from related_quality import DEFAULT_EVAL, load_eval, stripped_copy, topic_agreement  # noqa: E402
+
+from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.keyphrases.wordlists import ADJECTIVE_ENDING, ADJECTIVE_ENDING_NOUNS, NO_END  # noqa: E402
+from generator.analysis.related import paper_space  # noqa: E402
+from generator.analysis.topics import find_topics  # noqa: E402
+from generator.build import open_embedder  # noqa: E402
+from generator.project.settings import load_settings  # noqa: E402
+from generator.sources import read_collection  # noqa: E402
+
+SHARED = PROJECT_ROOT.parent / "shared"
+DEFAULT_CORPORA = [
+    SHARED / "corpora" / "nlp_acl2020_emnlp2020_eacl2021.jsonl",
+    SHARED / "corpora" / "cvpr2019.jsonl",
+]
+
+
+def vague(phrase: str) -> bool:
+    if " " in phrase:
+        return False
+    adjective = bool(ADJECTIVE_ENDING.search(phrase)) and phrase not in ADJECTIVE_ENDING_NOUNS
+    return phrase in VAGUE_WORDS or phrase in {"model", "method"} or phrase in NO_END or adjective
+
+
+def main(argv: list[str] | None = None) -> int:
+    import tempfile
+    from dataclasses import replace
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpora", nargs="*", type=Path, default=DEFAULT_CORPORA)
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: the project's cache_dir)")
+    parser.add_argument("--show", type=int, default=8, help="topic names printed per corpus")
+    arguments = parser.parse_args(argv)
+    evaluation = load_eval(DEFAULT_EVAL)
+    settings = load_settings(PROJECT_ROOT)
+    cache_dir = (arguments.cache_dir or settings.resolve(settings.cache_dir)).absolute()
+    for corpus in arguments.corpora:
+        records = evaluation.load(str(corpus))
+        with tempfile.TemporaryDirectory() as folder:
+            collection = read_collection([stripped_copy(records, Path(folder))])
+        entries = settle_titles(collection.papers)
+        texts = [analysis_text(entry) for entry in entries]
+        embedder = open_embedder(replace(settings, cache_dir=cache_dir))
+        try:
+            vectors = embedder.embed(texts)
+        finally:
+            embedder.cache.close()
+        topics = find_topics(texts, paper_space(texts, vectors).vectors)
+        phrases = [phrase for topic in topics for phrase in topic.phrases]
+        line = f"{corpus.name}: {len(topics)} topics"
+        labels = [evaluation.labels_of(record) for record in records]
+        if any(labels):
+            assigned = np.empty(len(records), dtype=int)
+            for number, topic in enumerate(topics):
+                assigned[list(topic.members)] = number
+            labelled = [i for i, own in enumerate(labels) if own]
+            first = [sorted(labels[i])[0] for i in labelled]
+            line += (
+                f", agreement {topic_agreement(topics, labels):.3f}"
+                f", NMI {normalized_mutual_info_score(first, assigned[labelled]):.3f}"
+                f", ARI {adjusted_rand_score(first, assigned[labelled]):.3f}"
+            )
+        vague_phrases = [phrase for phrase in phrases if vague(phrase)]
+        line += (
+            f"; vague name phrases {len(vague_phrases)} of {len(phrases)} {sorted(set(vague_phrases))[:12]}"
+        )
+        print(line)
+        for topic in topics[: arguments.show]:
+            print(f"    {len(topic.members):4d}  {topic.label}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
