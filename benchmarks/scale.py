@@ -190,7 +190,15 @@ def site_facts(site: Path) -> dict:
     index = site / "search" / "search_index.json"
     import gzip
 
+    # The data files beside the pages (the reader's features and the map read them, not the pages).
+    data_files = ("papers.json", "assets/paper-map.js", "assets/explore.json", "feed.xml")
+    data = {
+        name: (path.stat().st_size / 1e3, len(gzip.compress(path.read_bytes())) / 1e3)
+        for name in data_files
+        if (path := site / name).is_file()
+    }
     return {
+        "data_files": data,
         "site_mb": sum(p.stat().st_size for p in files) / 1e6,
         "pages": len(pages),
         "largest_page_kb": largest.stat().st_size / 1e3,
@@ -286,6 +294,12 @@ def main() -> None:
         f"largest page {facts['largest_page_kb']:.1f} KB (target <= 40) "
         f"({facts['largest_page']}), search_index.json {facts['search_index_mb']:.2f} MB "
         f"({facts['search_index_gzip_mb'] * 1e6 / n / 1e3:.2f} KB gzipped per paper)"
+    )
+    print(
+        "data files: "
+        + ", ".join(
+            f"{name} {kb:,.0f} KB ({gz:,.0f} KB gzipped)" for name, (kb, gz) in facts["data_files"].items()
+        )
     )
     if arguments.eval.is_file():
         for corpus in arguments.corpora:

@@ -238,7 +238,8 @@ def raw_math_left(text: str) -> list[str]:
 
 
 def article_text(page: Page) -> str:
-    return page.locator(CONTENT).inner_text()
+    """The article's text as a reader reads it, without the BibTeX entry (TeX source on purpose)."""
+    return "\n".join(page.locator(f"{CONTENT} > :not(.paper-bibtex)").all_inner_texts())
 
 
 def heading_text(page: Page) -> str:

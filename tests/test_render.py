@@ -106,8 +106,10 @@ def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
     evil = next(p for p in digest.papers if p.entry.paper.id == "evil")
     page = files[f"papers/{evil.entry.slug}.md"]
     front_matter = yaml.safe_load(page.split("---\n")[1])
-    assert set(front_matter) == {"title", "paper_id", "keywords"}
+    assert set(front_matter) == {"title", "paper_id", "keywords", "citation"}
     assert front_matter["title"] == 'Evil "title" --- layout: x &lt;script&gt;'
+    # The Google Scholar tags hold the text as it is: the hook escapes them as attributes.
+    assert dict(front_matter["citation"])["citation_title"] == 'Evil "title" --- layout: x <script>'
     body = to_html(page.split("---\n", 2)[2])
     assert "<script" not in body and "<b>" not in body
     assert "{{ 7*7 }}" in body
@@ -189,8 +191,10 @@ def test_venue_line_says_the_year_once(
     ]
     digest = _digest(fake_embedder, papers)
     page = PageRenderer().render(digest)[f"papers/{digest.papers[0].entry.slug}.md"]
-    (line,) = [line for line in page.splitlines() if line.startswith("**Venue:**")]
-    assert line == f"**Venue:** {shown}"
+    (line,) = [line for line in page.splitlines() if line.startswith("<strong>Venue:</strong>")]
+    assert re.sub(r"<[^>]+>", "", line).strip() == f"Venue: {shown}"
+    # Venue and year each become a link to Explore filtered by them (reader.js makes it).
+    assert ("<span data-venue>" in line) == bool(venue)
 
 
 def test_a_tilde_reads_as_written() -> None:

@@ -143,3 +143,9 @@ def bibtex_file(entries: Iterable[str], comment: str | None = None) -> str:
     """Entries one after another, blank lines between, after an optional ``@comment``."""
     head = f"@comment{{{escape_text(comment)}}}\n\n" if comment else ""
     return head + "\n".join(entries)
+
+
+def venue_kind(venue: str | None) -> str:
+    """What a paper page's Google Scholar tags call the venue, as the entry type does: "conference"
+    (``inproceedings``), "journal" (``article``) or "other" (no venue, a preprint)."""
+    return {"inproceedings": "conference", "article": "journal"}.get(entry_type(venue), "other")

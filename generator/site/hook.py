@@ -1,6 +1,7 @@
 """MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
-lists of links the templates write as HTML, minifies every page and writes its Content-Security-Policy
-(``generator.site.csp``).
+lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
+link into the page's head, makes the search index's text readable, minifies every page and writes its
+Content-Security-Policy (``generator.site.csp``).
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -14,11 +15,14 @@ import json
 import re
 from pathlib import Path
 
-from mkdocs.plugins import get_plugin_logger
+from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.utils import get_relative_url
 
 from generator.site.csp import theme_scripts, with_policy
+from generator.site.feed import FEED_NAME
 from generator.site.minify import minify_html
 from generator.site.output import MANIFEST_NAME
+from generator.site.search_text import readable_search_entry
 
 
 def on_config(config):
@@ -51,7 +55,68 @@ into each page it serves, which the published policy would refuse (``generator.s
 
 
 def on_post_page(output, page, config):
+    head = _head_tags(page, config)
+    if head and "</head>" in output:
+        output = output.replace("</head>", head + "</head>", 1)
     return _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
+
+
+def _head_tags(page, config) -> str:
+    """The feed's link on every page; on a paper page, its Google Scholar (Highwire Press) tags,
+    given by the template in the page's front matter. Every value is escaped as an attribute."""
+    tags = []
+    if (Path(config["docs_dir"]) / FEED_NAME).is_file():
+        href = get_relative_url(FEED_NAME, page.url or "./")
+        title = html.escape(str(config.get("site_name") or "Papers"), quote=True)
+        tags.append(f'<link rel="alternate" type="application/atom+xml" title="{title}" href="{href}">')
+    citation = page.meta.get("citation") if page.meta else None
+    if isinstance(citation, list):
+        for pair in citation:
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair):
+                name, content = (html.escape(v, quote=True) for v in pair)
+                tags.append(f'<meta name="{name}" content="{content}">')
+    return "\n".join(tags) + "\n" if tags else ""
+
+
+@event_priority(-50)  # after the search plugin has written its index
+def on_post_build(config):
+    site = Path(config["site_dir"])
+    _readable_search_index(site / "search" / "search_index.json")
+    _feed_base(site / FEED_NAME, config.get("site_url"))
+
+
+def _readable_search_index(path: Path) -> None:
+    """Search results show a page's indexed text: formulas there become plain text (the words a
+    query matches stay the same)."""
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    docs = index.get("docs")
+    if not isinstance(docs, list):
+        return
+    index["docs"] = [readable_search_entry(entry) if isinstance(entry, dict) else entry for entry in docs]
+    _replace(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+
+
+_FEED_ROOT = re.compile(r'<feed xmlns="http://www\.w3\.org/2005/Atom"(?: xml:base="[^"]*")?>')
+
+
+def _feed_base(path: Path, site_url: str | None) -> None:
+    """The feed's relative links resolved against the site's address, when the site has one."""
+    if not site_url or not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    base = html.escape(site_url if site_url.endswith("/") else site_url + "/", quote=True)
+    root = f'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="{base}">'
+    _replace(path, _FEED_ROOT.sub(root, text, count=1))
+
+
+def _replace(path: Path, text: str) -> None:
+    """Written to a new file, not in place: a site being updated may share its files with the last
+    one (hard links)."""
+    staged = path.with_name(path.name + ".new")
+    staged.write_text(text, encoding="utf-8")
+    staged.replace(path)
 
 
 def on_post_template(output, template_name, config):

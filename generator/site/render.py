@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,8 @@ from generator import __version__
 from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
-from generator.site.bibtex import bibtex_entry, bibtex_file
+from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
+from generator.site.feed import FEED_NAME, atom_feed
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -52,6 +53,11 @@ BIBTEX_EXPORT_NAME = "papers.bib"
 """Every paper as a BibTeX entry, for reference managers. No map positions in it, so it is written
 with the pages, not after the map (``DATA_FILES``)."""
 MIN_PAPERS_PER_KEYWORD_PAGE = 2
+EXPLORE_PAGE = "explore.md"
+SAVED_PAGE = "saved.md"
+EXPLORE_DATA = "assets/explore.json"
+"""Every paper's title, authors, keywords, topic, venue and year, for the Explore and My list pages
+(read by javascripts/reader.js): names are listed once and papers point at them by position."""
 
 _LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
 _ARITHMATEX_INLINE = re.compile(f"{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE}", re.S)
@@ -285,17 +291,33 @@ class PageRenderer:
         files: dict[str, str] = {}
 
         for index, paper in enumerate(digest.papers):
-            files[paper_paths[index]] = self._template("paper.md.j2").render(
+            path = paper_paths[index]
+            source = paper.entry.paper
+            # Names, venue, year and keywords without a page of their own link to Explore filtered
+            # by them: reader.js makes the links from this address (see paper.md.j2).
+            explore = self.site_href(_relative(EXPLORE_PAGE, PAPERS_DIR) or EXPLORE_PAGE, path)
+
+            def keyword_link(text: str, path: str = path) -> dict[str, str | None]:
+                page = keyword_pages.get(text)
+                return {
+                    "text": text,
+                    "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
+                }
+
+            files[path] = self._template("paper.md.j2").render(
                 digest=digest,
                 paper=_paper_view(paper),
-                keywords=[
-                    {"text": k.text, "page": _relative(keyword_pages.get(k.text), PAPERS_DIR)}
-                    for k in paper.keywords
-                ],
-                author_keywords=[
-                    {"text": k, "page": _relative(keyword_pages.get(k), PAPERS_DIR)}
-                    for k in paper.author_keywords
-                ],
+                authors=list(source.authors),
+                explore=explore,
+                # A link that is not http(s) stays out of the entry, as it stays off the page.
+                bibtex=bibtex_entry(
+                    paper.entry
+                    if not source.url or is_safe_url(source.url)
+                    else replace(paper.entry, paper=replace(source, url=None))
+                ),
+                citation=citation_meta(paper),
+                keywords=[keyword_link(k.text) for k in paper.keywords],
+                author_keywords=[keyword_link(k) for k in paper.author_keywords],
                 topic=None
                 if paper.topic is None
                 else {
@@ -329,6 +351,16 @@ class PageRenderer:
                 )
         files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
         files.update(self._list_pages(digest, paper_paths))
+        files[EXPLORE_PAGE] = self._template("explore.md.j2").render(
+            digest=digest, data_url=self._root_of(EXPLORE_PAGE) + EXPLORE_DATA
+        )
+        files[SAVED_PAGE] = self._template("saved.md.j2").render(
+            digest=digest,
+            data_url=self._root_of(SAVED_PAGE) + EXPLORE_DATA,
+            explore_page=EXPLORE_PAGE,
+        )
+        files[EXPLORE_DATA] = self.explore_data(digest, paper_paths, keyword_papers)
+        files[FEED_NAME] = atom_feed(digest, [self.site_path(p) for p in paper_paths])
         files[BIBTEX_EXPORT_NAME] = self.export_bibtex(digest, paper_paths)
         files["about.md"] = self._template("about.md.j2").render(
             digest=digest,
@@ -337,6 +369,47 @@ class PageRenderer:
             min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
         )
         return files
+
+    def _root_of(self, markdown_path: str) -> str:
+        """The site's root as a URL relative to the page of ``markdown_path``."""
+        return "../" * self.site_path(markdown_path).count("/")
+
+    def explore_data(
+        self, digest: Digest, paper_paths: list[str], keyword_papers: dict[str, list[int]]
+    ) -> str:
+        """The compact data file of the Explore and My list pages: each name once, in lists the papers
+        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track]`` with
+        positions in those lists (-1 or null when absent)."""
+        authors: dict[str, int] = {}
+        venues: dict[str, int] = {}
+        tracks: dict[str, int] = {}
+        keywords = {keyword: position for position, keyword in enumerate(keyword_papers)}
+        papers = []
+        for paper, path in zip(digest.papers, paper_paths, strict=True):
+            source = paper.entry.paper
+            own_keywords = dict.fromkeys([k.text for k in paper.keywords] + paper.author_keywords)
+            papers.append(
+                [
+                    self.site_path(path),
+                    _readable_title(paper.entry.title),
+                    [authors.setdefault(name, len(authors)) for name in source.authors],
+                    [keywords[k] for k in own_keywords],
+                    -1 if paper.topic is None else paper.topic,
+                    -1 if not source.venue else venues.setdefault(source.venue, len(venues)),
+                    source.year,
+                    source.id,
+                    -1 if not source.track else tracks.setdefault(source.track, len(tracks)),
+                ]
+            )
+        data = {
+            "topics": [topic.label for topic in digest.topics],
+            "authors": list(authors),
+            "keywords": list(keywords),
+            "venues": list(venues),
+            "tracks": list(tracks),
+            "papers": papers,
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
     def export(self, digest: Digest, paper_paths: list[str]) -> str:
         records = [
@@ -526,6 +599,24 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
         "url": source.url if is_safe_url(source.url) else None,
         "author_keywords": list(paper.author_keywords),
     }
+
+
+def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
+    """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
+    Scholar's inclusion guidelines list them; the site's hook writes them into the page's head."""
+    source = paper.entry.paper
+    tags = [["citation_title", _readable_title(paper.entry.title)]]
+    tags += [["citation_author", name] for name in source.authors]
+    if source.year:
+        tags.append(["citation_publication_date", str(source.year)])
+    kind = venue_kind(source.venue)
+    if source.venue and kind != "other":
+        name = "citation_conference_title" if kind == "conference" else "citation_journal_title"
+        tags.append([name, source.venue])
+    if is_safe_url(source.url):
+        pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", source.url or "", re.I)
+        tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", source.url or ""])
+    return tags
 
 
 def _paper_paths(digest: Digest) -> list[str]:

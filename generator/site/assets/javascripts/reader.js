@@ -1,0 +1,686 @@
+// What a reader does on the digest's pages, all in the browser: stars papers into a list kept in
+// localStorage ("My list"), exports and imports that list, filters every paper on the Explore page,
+// and shortens search results to the authors and an excerpt around the match.
+//
+// Material's instant navigation swaps the page without running scripts again, so the page is set up
+// on every `document$` emission. Everything that comes from the digest's data is put in the page as
+// text (textContent), never as HTML.
+(() => {
+  "use strict";
+
+  // The site's root, from this script's own address (javascripts/reader.js), resolved once: a
+  // relative root taken from the page would go stale after instant navigation.
+  const script = document.currentScript;
+  const ROOT = new URL("../", script ? script.src : location.href);
+  const STORE = "paper-digest:saved:" + ROOT.href; // two digests on one host keep their own lists
+  const PAPERS_PREFIX = "papers/";
+
+  // --- the saved list -----------------------------------------------------------------------
+
+  function loadSaved() {
+    try {
+      const list = JSON.parse(localStorage.getItem(STORE) || "[]");
+      return Array.isArray(list) ? list.filter((item) => item && typeof item.url === "string") : [];
+    } catch (error) {
+      return [];
+    }
+  }
+
+  function storeSaved(list) {
+    try {
+      localStorage.setItem(STORE, JSON.stringify(list));
+    } catch (error) {
+      console.warn("Paper Digest: the list could not be saved in this browser", error);
+    }
+  }
+
+  function isSaved(url) {
+    return loadSaved().some((item) => item.url === url);
+  }
+
+  function toggleSaved(url, title) {
+    const list = loadSaved();
+    const kept = list.filter((item) => item.url !== url);
+    if (kept.length === list.length) {
+      kept.push({ url, title: title || url, saved: new Date().toISOString() });
+    }
+    storeSaved(kept);
+  }
+
+  // A page's address relative to the site's root ("papers/slug/"), or null outside the site.
+  function siteRelative(href) {
+    let url;
+    try {
+      url = new URL(href, location.href);
+    } catch (error) {
+      return null;
+    }
+    if (url.origin !== ROOT.origin || !url.pathname.startsWith(ROOT.pathname)) return null;
+    return decodeURI(url.pathname.slice(ROOT.pathname.length));
+  }
+
+  function isPaperUrl(relative) {
+    return relative !== null && relative.startsWith(PAPERS_PREFIX) && relative.length > PAPERS_PREFIX.length;
+  }
+
+  // --- stars ----------------------------------------------------------------------------------
+
+  function starButton(url, title, withLabel) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "paper-star" + (withLabel ? " paper-star--labelled" : "");
+    button.dataset.url = url;
+    button.dataset.title = title;
+    paintStar(button, isSaved(url));
+    return button;
+  }
+
+  function paintStar(button, saved) {
+    const labelled = button.classList.contains("paper-star--labelled");
+    button.setAttribute("aria-pressed", String(saved));
+    button.title = saved ? "Remove from My list" : "Save to My list";
+    button.setAttribute("aria-label", button.title);
+    button.textContent = (saved ? "★" : "☆") + (labelled ? (saved ? " Saved" : " Save") : "");
+  }
+
+  function repaintStars() {
+    const saved = new Set(loadSaved().map((item) => item.url));
+    for (const button of document.querySelectorAll(".paper-star")) {
+      paintStar(button, saved.has(button.dataset.url));
+    }
+  }
+
+  // The text of an element as a reader reads it, without typeset math or permalinks.
+  function readableText(element) {
+    const copy = element.cloneNode(true);
+    copy.querySelectorAll(".headerlink, mjx-container, .paper-star").forEach((node) => node.remove());
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  function addStars(article) {
+    const here = siteRelative(location.href);
+    const heading = article.querySelector("h1");
+    if (isPaperUrl(here) && heading && !article.querySelector(".paper-actions")) {
+      const actions = document.createElement("p");
+      actions.className = "paper-actions";
+      actions.append(starButton(here, readableText(heading), true));
+      heading.after(actions);
+    }
+    for (const link of article.querySelectorAll("li > a[href]:first-child")) {
+      const target = siteRelative(link.getAttribute("href"));
+      if (!isPaperUrl(target) || link.previousElementSibling) continue;
+      link.before(starButton(target, readableText(link), false));
+    }
+  }
+
+  document.addEventListener("click", (event) => {
+    const button = event.target instanceof Element ? event.target.closest(".paper-star") : null;
+    if (!button) return;
+    event.preventDefault();
+    toggleSaved(button.dataset.url, button.dataset.title);
+    repaintStars();
+    const saved = document.querySelector(".paper-saved");
+    if (saved && saved.paperDigestRedraw) saved.paperDigestRedraw();
+  });
+
+  // --- the data file shared by Explore and My list --------------------------------------------
+
+  let dataPromise = null;
+  function loadData(container) {
+    if (!dataPromise) {
+      const source = new URL(container.dataset.src, location.href);
+      dataPromise = fetch(source).then((response) => {
+        if (!response.ok) throw new Error(`${source}: HTTP ${response.status}`);
+        return response.json();
+      });
+      dataPromise.catch(() => (dataPromise = null));
+    }
+    return dataPromise;
+  }
+
+  // A paper of the data file as an object.
+  function paperOf(data, row, position) {
+    return {
+      position,
+      url: row[0],
+      title: row[1],
+      authors: row[2].map((i) => data.authors[i]),
+      authorIds: row[2],
+      keywordIds: row[3],
+      topic: row[4],
+      venue: row[5],
+      year: row[6],
+      id: row[7],
+      track: row.length > 8 ? row[8] : -1,
+    };
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function paperItem(data, paper) {
+    const item = element("li", "paper-item");
+    const link = element("a", null, paper.title);
+    link.href = new URL(paper.url, ROOT).href;
+    item.append(starButton(paper.url, paper.title, false), link);
+    const details = [];
+    if (paper.authors.length) {
+      const shown = paper.authors.slice(0, 6).join(", ");
+      details.push(paper.authors.length > 6 ? `${shown} et al.` : shown);
+    }
+    const venue = paper.venue >= 0 ? data.venues[paper.venue] : "";
+    const when = [venue, paper.year && !venue.includes(String(paper.year)) ? paper.year : ""].filter(Boolean);
+    if (when.length) details.push(when.join(" "));
+    if (paper.track >= 0 && data.tracks) details.push(data.tracks[paper.track]);
+    if (paper.topic >= 0) details.push(data.topics[paper.topic]);
+    if (details.length) item.append(element("small", null, details.join(" · ")));
+    return item;
+  }
+
+  function showError(container, error) {
+    container.replaceChildren(element("p", "paper-error", `Could not load the list of papers (${error.message}).`));
+    console.warn("Paper Digest:", error);
+  }
+
+  // --- Explore ------------------------------------------------------------------------------
+
+  const FILTERS = ["topic", "keyword", "author", "venue", "track", "year"];
+  const PAGE = 50;
+
+  function setUpExplore(container) {
+    if (container.dataset.ready) return;
+    container.dataset.ready = "loading";
+    loadData(container)
+      .then((data) => buildExplore(container, data))
+      .catch((error) => showError(container, error));
+  }
+
+  function buildExplore(container, data) {
+    const papers = data.papers.map((row, position) => paperOf(data, row, position));
+    const lower = (list) => new Map(list.map((name, i) => [name.toLowerCase(), i]));
+    const keywordIndex = lower(data.keywords);
+    const authorIndex = lower(data.authors);
+    const years = [...new Set(papers.map((p) => p.year).filter(Boolean))].sort((a, b) => b - a);
+
+    const form = element("form", "paper-explore__form");
+    form.setAttribute("role", "search");
+    const controls = {};
+    const field = (name, label, control) => {
+      const wrapper = element("label", "paper-explore__field");
+      wrapper.append(element("span", null, label), control);
+      control.name = name;
+      controls[name] = control;
+      form.append(wrapper);
+    };
+    const select = (options) => {
+      const node = element("select");
+      for (const [value, text] of options) {
+        const option = element("option", null, text);
+        option.value = value;
+        node.append(option);
+      }
+      return node;
+    };
+    const listInput = (id, names) => {
+      const input = element("input");
+      input.type = "search";
+      input.autocomplete = "off";
+      input.setAttribute("list", id);
+      const list = element("datalist");
+      list.id = id;
+      // Filled when first focused: thousands of names would slow the page's first paint.
+      input.addEventListener(
+        "focus",
+        () => {
+          if (list.childElementCount) return;
+          const fragment = document.createDocumentFragment();
+          for (const name of names) {
+            const option = document.createElement("option");
+            option.value = name;
+            fragment.append(option);
+          }
+          list.append(fragment);
+        },
+        { once: true },
+      );
+      form.append(list);
+      return input;
+    };
+    field("topic", "Topic", select([["", "All topics"], ...data.topics.map((t, i) => [String(i), t])]));
+    field("keyword", "Keyword", listInput("paper-explore-keywords", data.keywords));
+    field("author", "Author", listInput("paper-explore-authors", data.authors));
+    field("venue", "Venue", select([["", "All venues"], ...data.venues.map((v, i) => [String(i), v])]));
+    const tracks = data.tracks || [];
+    if (tracks.length) {
+      field("track", "Track", select([["", "All tracks"], ...tracks.map((t, i) => [String(i), t])]));
+    }
+    field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
+    field(
+      "sort",
+      "Sort by",
+      select([
+        ["", "Digest order"],
+        ["title", "Title"],
+        ["year", "Year, newest first"],
+        ["-year", "Year, oldest first"],
+      ]),
+    );
+    const clear = element("button", "md-button paper-explore__clear", "Clear");
+    clear.type = "reset";
+    form.append(clear);
+
+    const count = element("p", "paper-explore__count");
+    count.setAttribute("aria-live", "polite");
+    const results = element("ol", "paper-list paper-explore__results");
+    const more = element("button", "md-button paper-explore__more");
+    more.type = "button";
+    container.replaceChildren(form, count, results, more);
+
+    let matches = [];
+    let shown = 0;
+
+    // The filter values as the URL keeps them: names, not positions, so a shared link stays readable.
+    function readState() {
+      const state = {};
+      const params = new URLSearchParams(location.search);
+      for (const name of [...FILTERS, "sort"]) state[name] = (params.get(name) || "").trim();
+      return state;
+    }
+
+    function stateFromForm() {
+      const value = (name) => controls[name].value.trim();
+      return {
+        topic: value("topic") ? data.topics[Number(value("topic"))] || "" : "",
+        keyword: value("keyword"),
+        author: value("author"),
+        venue: value("venue") ? data.venues[Number(value("venue"))] || "" : "",
+        track: controls.track && value("track") ? tracks[Number(value("track"))] || "" : "",
+        year: value("year"),
+        sort: value("sort"),
+      };
+    }
+
+    function fillForm(state) {
+      const topic = data.topics.indexOf(state.topic);
+      const venue = data.venues.indexOf(state.venue);
+      controls.topic.value = topic >= 0 ? String(topic) : "";
+      controls.keyword.value = state.keyword;
+      controls.author.value = state.author;
+      controls.venue.value = venue >= 0 ? String(venue) : "";
+      if (controls.track) {
+        const track = tracks.indexOf(state.track);
+        controls.track.value = track >= 0 ? String(track) : "";
+      }
+      controls.year.value = years.includes(Number(state.year)) ? state.year : "";
+      controls.sort.value = ["title", "year", "-year"].includes(state.sort) ? state.sort : "";
+    }
+
+    function writeUrl(state) {
+      const params = new URLSearchParams();
+      for (const name of [...FILTERS, "sort"]) if (state[name]) params.set(name, state[name]);
+      const query = params.toString();
+      const address = location.pathname + (query ? `?${query}` : "") + location.hash;
+      if (address !== location.pathname + location.search + location.hash) {
+        history.replaceState(history.state, "", address);
+      }
+    }
+
+    // Each order is computed once, the first time it is asked for; a filter then keeps the papers of
+    // the order that match, so no redraw sorts.
+    const orders = { "": papers };
+    function ordered(sort) {
+      if (!orders[sort]) {
+        const key = (p) => p.title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+        const keys = papers.map(key);
+        const compare = {
+          title: (a, b) => (keys[a.position] < keys[b.position] ? -1 : keys[a.position] > keys[b.position] ? 1 : 0),
+          year: (a, b) => (b.year || 0) - (a.year || 0) || a.position - b.position,
+          "-year": (a, b) => (a.year || 1e9) - (b.year || 1e9) || a.position - b.position,
+        }[sort];
+        if (!compare) return papers;
+        orders[sort] = [...papers].sort(compare);
+      }
+      return orders[sort];
+    }
+
+    function matching(state) {
+      const topic = state.topic ? data.topics.indexOf(state.topic) : null;
+      const venue = state.venue ? data.venues.indexOf(state.venue) : null;
+      const track = state.track ? tracks.indexOf(state.track) : null;
+      const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
+      const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
+      const year = state.year ? Number(state.year) : null;
+      return ordered(state.sort).filter(
+        (p) =>
+          (topic === null || p.topic === topic) &&
+          (venue === null || p.venue === venue) &&
+          (track === null || p.track === track) &&
+          (year === null || p.year === year) &&
+          (keyword === null || p.keywordIds.includes(keyword)) &&
+          (author === null || p.authorIds.includes(author)),
+      );
+    }
+
+    function showMore() {
+      const fragment = document.createDocumentFragment();
+      const end = Math.min(matches.length, shown + PAGE);
+      for (let i = shown; i < end; i += 1) fragment.append(paperItem(data, matches[i]));
+      results.append(fragment);
+      shown = end;
+      more.hidden = shown >= matches.length;
+      more.textContent = `Show ${Math.min(PAGE, matches.length - shown)} more`;
+    }
+
+    function redraw(state) {
+      const started = performance.now();
+      matches = matching(state);
+      const total = papers.length;
+      count.textContent =
+        matches.length === total
+          ? `All ${total} papers`
+          : `${matches.length} of ${total} papers`;
+      results.replaceChildren();
+      shown = 0;
+      showMore();
+      container.dataset.count = String(matches.length);
+      container.paperDigestRedrawMs = performance.now() - started;
+    }
+
+    function onChange() {
+      const state = stateFromForm();
+      writeUrl(state);
+      redraw(state);
+    }
+
+    form.addEventListener("change", onChange);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      onChange();
+    });
+    // A typed name filters as soon as it is a whole known name, or is emptied.
+    for (const [name, index] of [
+      ["keyword", keywordIndex],
+      ["author", authorIndex],
+    ]) {
+      controls[name].addEventListener("input", () => {
+        const value = controls[name].value.trim().toLowerCase();
+        if (!value || index.has(value)) onChange();
+      });
+    }
+    form.addEventListener("reset", () => setTimeout(onChange, 0));
+    more.addEventListener("click", showMore);
+
+    const state = readState();
+    fillForm(state);
+    redraw(state);
+    container.dataset.ready = "yes";
+  }
+
+  // --- My list ------------------------------------------------------------------------------
+
+  function setUpSaved(container) {
+    if (container.dataset.ready) return;
+    container.dataset.ready = "loading";
+    loadData(container)
+      .then((data) => buildSaved(container, data))
+      .catch((error) => showError(container, error));
+  }
+
+  function download(name, type, text) {
+    const link = element("a");
+    link.href = URL.createObjectURL(new Blob([text], { type }));
+    link.download = name;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  }
+
+  // A saved paper's BibTeX entry, read from its page (the one place it is written).
+  async function bibtexOf(url) {
+    const response = await fetch(new URL(url, ROOT));
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const code = page.querySelector(".paper-bibtex code");
+    if (!code) throw new Error(`${url}: no BibTeX entry`);
+    return code.textContent.trim();
+  }
+
+  function buildSaved(container, data) {
+    const byUrl = new Map(data.papers.map((row, i) => [row[0], paperOf(data, row, i)]));
+    const byId = new Map([...byUrl.values()].map((paper) => [paper.id, paper]));
+
+    const toolbar = element("p", "paper-saved__toolbar");
+    const exportBib = element("button", "md-button md-button--primary", "Export BibTeX");
+    const exportJson = element("button", "md-button", "Export JSON");
+    const importJson = element("button", "md-button", "Import JSON");
+    const file = element("input");
+    file.type = "file";
+    file.accept = "application/json,.json";
+    file.hidden = true;
+    for (const button of [exportBib, exportJson, importJson]) button.type = "button";
+    toolbar.append(exportBib, " ", exportJson, " ", importJson, file);
+    const status = element("p", "paper-saved__status");
+    status.setAttribute("aria-live", "polite");
+    const count = element("p", "paper-saved__count");
+    const list = element("ol", "paper-list paper-saved__list");
+    container.replaceChildren(count, toolbar, status, list);
+
+    function current() {
+      // Papers this digest still has, in the order they were saved.
+      return loadSaved()
+        .map((item) => byUrl.get(item.url))
+        .filter(Boolean);
+    }
+
+    function redraw() {
+      const papers = current();
+      count.textContent = papers.length
+        ? `${papers.length} saved ${papers.length === 1 ? "paper" : "papers"}.`
+        : "No saved papers yet: star (☆) a paper on its page or in any list of papers.";
+      const fragment = document.createDocumentFragment();
+      for (const paper of papers) fragment.append(paperItem(data, paper));
+      list.replaceChildren(fragment);
+      exportBib.disabled = exportJson.disabled = papers.length === 0;
+    }
+    container.paperDigestRedraw = redraw;
+
+    exportBib.addEventListener("click", async () => {
+      status.textContent = "Collecting the BibTeX entries…";
+      try {
+        const entries = await Promise.all(current().map((paper) => bibtexOf(paper.url)));
+        download("my-papers.bib", "application/x-bibtex", entries.join("\n\n") + "\n");
+        status.textContent = `Exported ${entries.length} BibTeX ${entries.length === 1 ? "entry" : "entries"}.`;
+      } catch (error) {
+        status.textContent = `Export failed: ${error.message}`;
+      }
+    });
+
+    exportJson.addEventListener("click", () => {
+      const saved = new Map(loadSaved().map((item) => [item.url, item]));
+      const papers = current().map((paper) => ({
+        id: paper.id,
+        title: paper.title,
+        authors: paper.authors,
+        year: paper.year,
+        url: new URL(paper.url, ROOT).href,
+        saved: saved.get(paper.url)?.saved || null,
+      }));
+      const text = JSON.stringify({ digest: ROOT.href, exported: new Date().toISOString(), papers }, null, 1);
+      download("my-papers.json", "application/json", text + "\n");
+      status.textContent = `Exported ${papers.length} ${papers.length === 1 ? "paper" : "papers"} as JSON.`;
+    });
+
+    importJson.addEventListener("click", () => file.click());
+    file.addEventListener("change", async () => {
+      const chosen = file.files && file.files[0];
+      file.value = "";
+      if (!chosen) return;
+      try {
+        const parsed = JSON.parse(await chosen.text());
+        const entries = Array.isArray(parsed) ? parsed : parsed && Array.isArray(parsed.papers) ? parsed.papers : null;
+        if (!entries) throw new Error("expected a list of papers, as Export JSON writes it");
+        const list = loadSaved();
+        const have = new Set(list.map((item) => item.url));
+        let added = 0;
+        let unknown = 0;
+        for (const entry of entries) {
+          // A paper is matched by its id, or failing that by its page's address.
+          let paper = entry && typeof entry.id === "string" ? byId.get(entry.id) : undefined;
+          if (!paper && entry && typeof entry.url === "string") paper = byUrl.get(siteRelative(entry.url) || entry.url);
+          if (!paper) {
+            unknown += 1;
+            continue;
+          }
+          if (have.has(paper.url)) continue;
+          have.add(paper.url);
+          list.push({ url: paper.url, title: paper.title, saved: typeof entry.saved === "string" ? entry.saved : new Date().toISOString() });
+          added += 1;
+        }
+        storeSaved(list);
+        redraw();
+        status.textContent =
+          `Imported ${added} ${added === 1 ? "paper" : "papers"}` + (unknown ? `; ${unknown} not in this digest.` : ".");
+      } catch (error) {
+        status.textContent = `Import failed: ${error.message}`;
+      }
+    });
+
+    redraw();
+    container.dataset.ready = "yes";
+  }
+
+  // --- search results -----------------------------------------------------------------------
+
+  const EXCERPT_BEFORE = 80;
+  const EXCERPT_AFTER = 160;
+  const observed = new WeakSet();
+
+  // A result shows its title, its authors and a few lines around the first highlighted word,
+  // instead of the whole text Material puts there.
+  function shortenResult(article) {
+    if (article.dataset.paperShortened) return;
+    article.dataset.paperShortened = "1";
+    const paragraphs = [...article.querySelectorAll(":scope > p:not(.md-search-result__terms)")];
+    if (!paragraphs.length) return;
+    // A paper's authors, venue and link open its first paragraph, up to a "¶" (the site's hook
+    // joins them to the abstract in the index, so that Material shows them with every match).
+    const META = /^\s*(Authors|Venue|Track|Link): /;
+    const first = paragraphs[0];
+    const firstText = first.textContent;
+    let authors = null;
+    let cut = 0;
+    if (META.test(firstText)) {
+      const end = firstText.indexOf(" ¶ ");
+      const meta = (end >= 0 ? firstText.slice(0, end) : firstText).replace(/\s+/g, " ").trim();
+      const named = meta.match(/^Authors: (.*?)(?= Venue: | Track: | Link: |$)/);
+      authors = named ? named[1] : null;
+      if (end >= 0) cut = end + 3;
+      else paragraphs.shift().remove();
+    }
+    if (!paragraphs.length) return;
+    // The excerpt comes from the paragraph with the first highlighted word (the abstract, or the
+    // keywords), as pieces of text, each highlighted or not.
+    const source = paragraphs.find((p) => p.querySelector("mark")) || paragraphs[0];
+    const pieces = [];
+    let skip = source === first ? cut : 0;
+    const walker = document.createTreeWalker(source, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      const text = node.textContent.slice(Math.min(skip, node.textContent.length));
+      skip = Math.max(0, skip - node.textContent.length);
+      if (text) pieces.push({ text, mark: Boolean(node.parentElement.closest("mark")) });
+    }
+    paragraphs.forEach((paragraph) => paragraph.remove());
+    const whole = pieces.map((p) => p.text).join("");
+    let offset = 0;
+    let hit = -1;
+    for (const piece of pieces) {
+      if (piece.mark && hit < 0) hit = offset;
+      offset += piece.text.length;
+    }
+    let start = hit < 0 ? 0 : Math.max(0, hit - EXCERPT_BEFORE);
+    let end = Math.min(whole.length, (hit < 0 ? 0 : hit) + EXCERPT_AFTER + (hit < 0 ? EXCERPT_BEFORE : 0));
+    // Cut at spaces, not inside words.
+    if (start > 0) start = whole.indexOf(" ", start) + 1 || start;
+    if (end < whole.length) end = whole.lastIndexOf(" ", end) > start ? whole.lastIndexOf(" ", end) : end;
+    const excerpt = element("p", "paper-search-excerpt");
+    if (start > 0) excerpt.append("… ");
+    offset = 0;
+    for (const piece of pieces) {
+      const from = Math.max(start, offset);
+      const to = Math.min(end, offset + piece.text.length);
+      if (from < to) {
+        const text = piece.text.slice(from - offset, to - offset);
+        excerpt.append(piece.mark ? element("mark", null, text) : text);
+      }
+      offset += piece.text.length;
+    }
+    if (end < whole.trimEnd().length) excerpt.append(" …");
+    const heading = article.querySelector(":scope > h1, :scope > h2");
+    const place = heading || article.firstChild;
+    if (authors) {
+      const line = element("p", "paper-search-authors", authors);
+      if (place) place.after(line, excerpt);
+      else article.append(line, excerpt);
+    } else if (place) place.after(excerpt);
+    else article.append(excerpt);
+  }
+
+  function watchSearchResults() {
+    const list = document.querySelector(".md-search-result__list");
+    if (!list || observed.has(list)) return;
+    observed.add(list);
+    const shortenAll = () => list.querySelectorAll("article.md-search-result__article").forEach(shortenResult);
+    new MutationObserver(shortenAll).observe(list, { childList: true, subtree: true });
+    shortenAll();
+  }
+
+  // --- links to Explore on a paper page ------------------------------------------------------
+
+  // A paper page names its authors, venue, year and its keywords without a page of their own in
+  // spans; each becomes a link to Explore filtered by it.
+  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword"];
+  function linkToExplore(article) {
+    for (const holder of article.querySelectorAll("[data-explore]")) {
+      const explore = new URL(holder.dataset.explore, location.href);
+      for (const name of FILTER_SPANS) {
+        for (const span of holder.querySelectorAll(`span[data-${name}]`)) {
+          const target = new URL(explore);
+          target.search = new URLSearchParams({ [name]: span.textContent }).toString();
+          const link = element("a", null, span.textContent);
+          link.href = target.href;
+          span.replaceWith(link);
+        }
+      }
+    }
+  }
+
+  // --- every page -----------------------------------------------------------------------------
+
+  function setUpPage() {
+    const article = document.querySelector("article.md-content__inner");
+    if (article) {
+      linkToExplore(article);
+      addStars(article);
+    }
+    document.querySelectorAll(".paper-explore").forEach(setUpExplore);
+    document.querySelectorAll(".paper-saved").forEach(setUpSaved);
+    watchSearchResults();
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setUpPage);
+  else document.addEventListener("DOMContentLoaded", setUpPage);
+  // Another tab changed the list.
+  window.addEventListener("storage", (event) => {
+    if (event.key === STORE) {
+      repaintStars();
+      const saved = document.querySelector(".paper-saved");
+      if (saved && saved.paperDigestRedraw) saved.paperDigestRedraw();
+    }
+  });
+})();

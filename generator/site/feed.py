@@ -1,0 +1,76 @@
+"""The digest's Atom feed (RFC 4287): its newest papers, for a reader's feed reader.
+
+Papers are ordered by the year the input gives, newest first, and within a year (or without one) in
+input order; the newest ``FEED_SIZE`` are kept. Links are relative to the feed (a feed
+reader resolves them against the feed's address; the site's hook adds ``xml:base`` when the site's
+address is known). An input gives no date finer than the year, so an entry's ``updated`` is 1 January
+of its year, or the Unix epoch without one: the feed stays the same from build to build of the same
+papers.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+
+from generator.model import Digest
+
+FEED_NAME = "feed.xml"
+FEED_SIZE = 50
+ATOM = "http://www.w3.org/2005/Atom"
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 cannot hold at all, not even escaped."""
+_EPOCH = "1970-01-01T00:00:00Z"
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
+def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
+    """The feed of ``digest``; ``urls`` are the papers' page addresses relative to the site root."""
+    from generator.site.render import _readable_title
+
+    order = sorted(range(len(digest.papers)), key=lambda i: (-(digest.papers[i].entry.paper.year or 0), i))
+    order = order[:FEED_SIZE]
+    ElementTree.register_namespace("", ATOM)
+
+    def child(parent: ElementTree.Element, tag: str, text: str | None = None, **attributes: str):
+        element = ElementTree.SubElement(parent, f"{{{ATOM}}}{tag}", attributes)
+        if text is not None:
+            element.text = xml_text(text)
+        return element
+
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, "paper-digest:" + digest.name)
+    feed = ElementTree.Element(f"{{{ATOM}}}feed")
+    child(feed, "title", digest.name)
+    child(feed, "subtitle", f"The newest papers of {digest.name}, with their abstracts.")
+    child(feed, "id", namespace.urn)
+    child(feed, "link", rel="alternate", type="text/html", href="./")
+    child(feed, "link", rel="self", type="application/atom+xml", href=FEED_NAME)
+    updated = max((_updated(digest.papers[i].entry.paper.year) for i in order), default=_EPOCH)
+    child(feed, "updated", updated)
+    # Atom needs an author for every entry: the feed's stands in for papers that name none.
+    child(child(feed, "author"), "name", digest.name)
+    child(feed, "generator", "Paper Digest")
+    for index in order:
+        paper = digest.papers[index]
+        source = paper.entry.paper
+        entry = child(feed, "entry")
+        child(entry, "title", " ".join(xml_text(_readable_title(paper.entry.title)).split()), type="text")
+        child(entry, "link", rel="alternate", type="text/html", href=urls[index])
+        child(entry, "id", uuid.uuid5(namespace, source.id).urn)
+        child(entry, "updated", _updated(source.year))
+        for name in source.authors:
+            child(child(entry, "author"), "name", name)
+        for keyword in [k.text for k in paper.keywords]:
+            child(entry, "category", term=xml_text(keyword))
+        child(entry, "summary", source.abstract, type="text")
+    body = ElementTree.tostring(feed, encoding="unicode", xml_declaration=False)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"
+
+
+def _updated(year: int | None) -> str:
+    return f"{year:04d}-01-01T00:00:00Z" if year and 0 < year < 10000 else _EPOCH
