@@ -38,7 +38,7 @@ def on_config(config):
 
 
 HTML_MARK = "<!--paper-digest-html\n"
-"""Opens a comment holding HTML that belongs in the page (``site_templates/paper.md.j2`` says why)."""
+"""Opens a comment holding HTML that belongs in the page (``templates/paper.md.j2`` says why)."""
 _WRAPPED_HTML = re.compile(re.escape(HTML_MARK) + r"(.*?)\n-->", re.S)
 
 

@@ -42,8 +42,9 @@ stays under 40 KB at a whole conference (all 5, or links, would not)."""
 TOPICS_DIR = "topics"
 MAP_PAGE = "map.md"
 MAP_DATA = "assets/paper-map.js"
-"""The map's points, loaded by docs/javascripts/map.js: kept out of the page so it stays small, and a
-script rather than JSON so the map also works from a site opened from disk (file:// forbids fetch)."""
+"""The map's points, loaded by the site's javascripts/map.js (in ``assets/`` here): kept out of the
+page so it stays small, and a script rather than JSON so the map also works from a site opened
+from disk (file:// forbids fetch)."""
 MAP_DATA_PREFIX = "window.paperDigestMap = "
 MAP_DECIMALS = 4
 EXPORT_NAME = "papers.json"
