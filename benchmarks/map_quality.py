@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,15 +22,12 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from related_quality import DEFAULT_EVAL, load_eval, stripped_copy  # noqa: E402
+from related_quality import DEFAULT_EVAL, embedded_corpus, load_eval  # noqa: E402
 
-from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
 from generator.analysis.paper_map import map_layout  # noqa: E402
 from generator.analysis.related import one_thread, paper_space  # noqa: E402
 from generator.analysis.topics import find_topics  # noqa: E402
-from generator.build import open_embedder  # noqa: E402
 from generator.project.settings import load_settings  # noqa: E402
-from generator.sources import read_collection  # noqa: E402
 
 NEIGHBOURS = 10
 
@@ -57,15 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings(PROJECT_ROOT)
     cache_dir = (arguments.cache_dir or settings.resolve(settings.cache_dir)).absolute()
     records = load_eval(DEFAULT_EVAL).load(str(arguments.corpus))
-    with tempfile.TemporaryDirectory() as folder:
-        collection = read_collection([stripped_copy(records, Path(folder))])
-    entries = settle_titles(collection.papers)
-    texts = [analysis_text(entry) for entry in entries]
-    embedder = open_embedder(replace(settings, cache_dir=cache_dir))
-    try:
-        vectors = embedder.embed(texts)
-    finally:
-        embedder.cache.close()
+    texts, vectors = embedded_corpus(records, cache_dir)
     space = paper_space(texts, vectors)
     topics = find_topics(texts, space.vectors)
     topic = np.full(len(texts), -1)

@@ -65,6 +65,22 @@ def stripped_copy(records: list[dict], folder: Path) -> Path:
     return path
 
 
+def embedded_corpus(records: list[dict], cache_dir: Path) -> tuple[list[str], np.ndarray]:
+    """The corpus as the build reads and embeds it (hidden fields stripped, titles settled): each
+    paper's analysis text and its embedding, through the project's cached embedder."""
+    import tempfile
+    from dataclasses import replace
+
+    with tempfile.TemporaryDirectory() as folder:
+        collection = read_collection([stripped_copy(records, Path(folder))])
+    texts = [analysis_text(entry) for entry in settle_titles(collection.papers)]
+    embedder = open_embedder(replace(load_settings(PROJECT_ROOT), cache_dir=cache_dir))
+    try:
+        return texts, embedder.embed(texts)
+    finally:
+        embedder.cache.close()
+
+
 def tfidf_neighbours(texts: list[str], ids: list[str], evaluation: ModuleType, count: int) -> Neighbours:
     """The evaluation script's own tf-idf baseline (its settings and its neighbour search)."""
     vectorizer = TfidfVectorizer(

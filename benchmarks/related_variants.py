@@ -23,13 +23,10 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from related_quality import DEFAULT_EVAL, load_eval, stripped_copy  # noqa: E402
+from related_quality import DEFAULT_EVAL, embedded_corpus, load_eval  # noqa: E402
 
-from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
 from generator.analysis.related import PaperSpace, nearest_neighbours, one_thread, paper_space  # noqa: E402
-from generator.build import open_embedder  # noqa: E402
 from generator.project.settings import load_settings  # noqa: E402
-from generator.sources import read_collection  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [
@@ -107,25 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     evaluation = load_eval(DEFAULT_EVAL)
     settings = load_settings(PROJECT_ROOT)
     cache_dir = (arguments.cache_dir or settings.resolve(settings.cache_dir)).absolute()
-    import tempfile
-    from dataclasses import replace
-
     for corpus in arguments.corpora:
         records = evaluation.load(str(corpus))
-        with tempfile.TemporaryDirectory() as folder:
-            collection = read_collection([stripped_copy(records, Path(folder))])
-        entries = settle_titles(collection.papers)
-        texts = [analysis_text(entry) for entry in entries]
-        embedder = open_embedder(replace(settings, cache_dir=cache_dir))
-        try:
-            embeddings = embedder.embed(texts)
-        finally:
-            embedder.cache.close()
+        texts, embeddings = embedded_corpus(records, cache_dir)
         labels = [evaluation.labels_of(record) for record in records]
         venues = [str(record.get("venue") or "") for record in records]
         with one_thread():
             space = paper_space(texts, embeddings)
-            variants = similarities(embeddings, space, [entry.paper.authors for entry in entries])
+            authors = [tuple(record.get("authors") or ()) for record in records]
+            variants = similarities(embeddings, space, authors)
             names = sorted({v for v, own in zip(venues, labels, strict=True) if v and own})
             print(f"{corpus.name}: P@5 overall" + "".join(f" | {name}" for name in names))
             for name, similarity in variants:

@@ -25,15 +25,12 @@ sys.path.insert(0, str(PROJECT_ROOT))
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
 from explanation_quality import VAGUE_WORDS  # noqa: E402
-from related_quality import DEFAULT_EVAL, load_eval, stripped_copy, topic_agreement  # noqa: E402
+from related_quality import DEFAULT_EVAL, embedded_corpus, load_eval, topic_agreement  # noqa: E402
 
-from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
 from generator.analysis.keyphrases.wordlists import ADJECTIVE_ENDING, ADJECTIVE_ENDING_NOUNS, NO_END  # noqa: E402
 from generator.analysis.related import paper_space  # noqa: E402
 from generator.analysis.topics import find_topics  # noqa: E402
-from generator.build import open_embedder  # noqa: E402
 from generator.project.settings import load_settings  # noqa: E402
-from generator.sources import read_collection  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [
@@ -50,8 +47,6 @@ def vague(phrase: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import tempfile
-    from dataclasses import replace
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="*", type=Path, default=DEFAULT_CORPORA)
@@ -63,15 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir = (arguments.cache_dir or settings.resolve(settings.cache_dir)).absolute()
     for corpus in arguments.corpora:
         records = evaluation.load(str(corpus))
-        with tempfile.TemporaryDirectory() as folder:
-            collection = read_collection([stripped_copy(records, Path(folder))])
-        entries = settle_titles(collection.papers)
-        texts = [analysis_text(entry) for entry in entries]
-        embedder = open_embedder(replace(settings, cache_dir=cache_dir))
-        try:
-            vectors = embedder.embed(texts)
-        finally:
-            embedder.cache.close()
+        texts, vectors = embedded_corpus(records, cache_dir)
         topics = find_topics(texts, paper_space(texts, vectors).vectors)
         phrases = [phrase for topic in topics for phrase in topic.phrases]
         line = f"{corpus.name}: {len(topics)} topics"
