@@ -12,6 +12,7 @@ from pathlib import Path
 
 from generator.errors import DigestError, InputError
 from generator.model import Collection, Paper
+from generator.progress import plural
 from generator.sources import arxiv, bibtex, json_file, jsonl, plaintext, table
 from generator.sources.base import (
     DEFAULT_OPTIONS,
@@ -63,7 +64,7 @@ def expand_inputs(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
                 )
             if others:
                 warnings.append(
-                    f"{path}: {len(others)} item{'s' if len(others) != 1 else ''} not read "
+                    f"{path}: {plural(len(others), 'item')} not read "
                     f"(not {', '.join(sorted(READERS))}; folders are not searched): {_listing(others)}"
                 )
             files.extend(found)
@@ -168,7 +169,7 @@ def _check_lengths(papers: Iterable[Paper]) -> list[str]:
         words = len(paper.abstract.split())
         if words < MIN_ABSTRACT_WORDS:
             warnings.append(
-                f"{paper.source}: abstract has only {words} word{'s' if words != 1 else ''}; "
+                f"{paper.source}: abstract has only {plural(words, 'word')}; "
                 "its keywords and related papers will be weak"
             )
     return warnings

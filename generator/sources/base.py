@@ -13,6 +13,7 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper
+from generator.progress import plural
 
 PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "url", "venue", "year", "track")
 """The fields a reader fills, by the names ``--columns`` uses."""
@@ -110,7 +111,7 @@ def skipped_warning(path: Path, labels: Sequence[str], what: tuple[str, str], wh
         return []
     shown = ", ".join(labels[:SKIPPED_NAMES_SHOWN])
     more = f" and {len(labels) - SKIPPED_NAMES_SHOWN} more" if len(labels) > SKIPPED_NAMES_SHOWN else ""
-    count = f"{len(labels)} {what[0] if len(labels) == 1 else what[1]}"
+    count = plural(len(labels), *what)
     return [f"{path}: {count} skipped, {why}: {shown}{more}"]
 
 

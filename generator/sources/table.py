@@ -15,6 +15,7 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
+from generator.progress import plural
 from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
@@ -119,7 +120,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     if without_link:
         shown = ", ".join(without_link[:3])
         warnings.append(
-            f"{path}: {len(without_link)} row{'s' if len(without_link) != 1 else ''} have only links "
+            f"{path}: {plural(len(without_link), 'row')} with only links "
             f"that are not http(s) addresses, left out: {shown}{' …' if len(without_link) > 3 else ''}"
         )
     return FileContents(collection_name=None, papers=papers, warnings=warnings)
