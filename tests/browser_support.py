@@ -317,3 +317,24 @@ def png_size(path: Path) -> tuple[int, int]:
         raise AssertionError(f"{path} is not a PNG")
     width, height = struct.unpack(">II", header[16:24])
     return width, height
+
+
+@dataclass
+class Tab:
+    """A page in its own browser context, with what it reports watched."""
+
+    page: Page
+    monitor: PageMonitor
+
+
+def open_tab(chromium: Browser, origin: str, **context_options: object) -> Tab:
+    """A new context (the desktop viewport, light scheme unless given) and page, watched by a
+    ``PageMonitor`` and kept from any other origin than the test server's."""
+    options = {"viewport": VIEWPORT, "color_scheme": "light", "device_scale_factor": 1, **context_options}
+    context = chromium.new_context(**options)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    monitor = PageMonitor(origin)
+    monitor.attach(page)
+    block_third_parties(page, origin)
+    return Tab(page, monitor)

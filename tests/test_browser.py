@@ -28,14 +28,14 @@ from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
-    PageMonitor,
     SiteServer,
+    Tab,
     article_text,
-    block_third_parties,
     build_site_at,
     expect_heading,
     heading_text,
     open_search,
+    open_tab,
     png_size,
     raw_math_left,
     search_for,
@@ -68,12 +68,6 @@ class Site:
         """The paper whose page is at ``url`` (absolute, or a path on the test server)."""
         path = url_path(url)
         return next(p for p in self.papers if path.endswith("/" + p["url"]))
-
-
-@dataclass
-class Tab:
-    page: Page
-    monitor: PageMonitor
 
 
 def _served_site(
@@ -112,14 +106,9 @@ def pages_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPath
 
 
 def _open_tab(chromium: Browser, site: Site, color_scheme: str = "light") -> Tab:
-    context = chromium.new_context(viewport=VIEWPORT, color_scheme=color_scheme, device_scale_factor=1)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    origin = f"{urlsplit(site.url).scheme}://{urlsplit(site.url).netloc}"
-    monitor = PageMonitor(origin)
-    monitor.attach(page)
-    block_third_parties(page, origin)
-    return Tab(page, monitor)
+    return open_tab(
+        chromium, f"{urlsplit(site.url).scheme}://{urlsplit(site.url).netloc}", color_scheme=color_scheme
+    )
 
 
 @pytest.fixture

@@ -34,11 +34,11 @@ from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
-    PageMonitor,
     SiteServer,
-    block_third_parties,
+    Tab,
     build_site_at,
     open_search,
+    open_tab,
     settle,
     url_path,
     wait_for_math,
@@ -137,26 +137,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sites]:
         server.close()
 
 
-@dataclass
-class Tab:
-    page: Page
-    monitor: PageMonitor
-
-
 def _open(chromium: Browser, sites: Sites, viewport: dict | None = None, color_scheme: str = "light") -> Tab:
-    context = chromium.new_context(
+    return open_tab(
+        chromium,
+        sites.server.origin,
         viewport=viewport or VIEWPORT,
         color_scheme=color_scheme,
-        device_scale_factor=1,
         accept_downloads=True,
         permissions=["clipboard-read", "clipboard-write"],
     )
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    monitor = PageMonitor(sites.server.origin)
-    monitor.attach(page)
-    block_third_parties(page, sites.server.origin)
-    return Tab(page, monitor)
 
 
 @pytest.fixture
