@@ -191,3 +191,7 @@ def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
             given.update(columns_option(option))
         settings = replace(settings, columns=tuple(given.items()))
     return settings
+
+
+if __name__ == "__main__":  # `python -m generator.cli` runs the same commands as `python -m generator`
+    raise SystemExit(main())

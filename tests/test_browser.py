@@ -43,6 +43,7 @@ from tests.browser_support import (
     title_without_math,
     url_path,
     wait_for_math,
+    wait_until,
 )
 from tests.conftest import PROJECT_ROOT
 
@@ -306,6 +307,35 @@ def test_palette_toggle_switches_between_light_and_dark(chromium: Browser, tab: 
         expect(dark.page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
     finally:
         dark.page.context.close()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize("color_scheme", ["light", "dark"])
+def test_header_icons_are_drawn_from_the_shared_icon_file(
+    chromium: Browser, site: Site, math_papers: list[dict], color_scheme: str
+) -> None:
+    """The theme's icons live in one file under assets/icons/ (generator/site/icons.py): each one the
+    reader can see is drawn, at a desk and on a phone, in the text's colour of the scheme."""
+    tab = _open_tab(chromium, site, color_scheme=color_scheme)
+    page = tab.page
+    try:
+        for viewport in (VIEWPORT, PHONE):
+            page.set_viewport_size(viewport)
+            page.goto(site.url + math_papers[0]["url"])
+            settle(page)
+            drawn = """() => [...document.querySelectorAll("header svg > use")]
+                .filter(use => use.closest("svg").getBoundingClientRect().width > 0)
+                .map(use => [use.getAttribute("xlink:href"), use.getBBox().width])"""
+            wait_until(page, f"({drawn})().every(([, width]) => width > 0)")
+            visible = page.evaluate(drawn)
+            assert len(visible) >= 2, visible  # the logo or the menu, the palette and search
+            assert all("/assets/icons/" in href for href, _ in visible)
+        assert tab.monitor.errors == []
+        assert any("/assets/icons/" in url for url in tab.monitor.requested)
+    finally:
+        page.context.close()
 
 
 # 5. Console and network

@@ -1,7 +1,8 @@
 """MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
 lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
-link into the page's head, makes the search index's text readable, minifies every page and writes its
-Content-Security-Policy (``generator.site.csp``).
+link into the page's head, makes the search index's text readable, minifies every page, writes its
+Content-Security-Policy (``generator.site.csp``) and moves the theme's icons into shared files
+(``generator.site.icons``).
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -20,6 +21,7 @@ from mkdocs.utils import get_relative_url
 
 from generator.site.csp import theme_scripts, with_policy
 from generator.site.feed import FEED_NAME
+from generator.site.icons import ICONS_FOLDER, share_icons, write_icon_file
 from generator.site.minify import minify_html
 from generator.site.output import MANIFEST_NAME
 from generator.site.search_text import readable_search_entry
@@ -58,7 +60,12 @@ def on_post_page(output, page, config):
     head = _head_tags(page, config)
     if head and "</head>" in output:
         output = output.replace("</head>", head + "</head>", 1)
-    return _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
+    output = _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
+    # The theme's icons once in the site, not in every page (404.html keeps its own: it is served
+    # at any address, where a relative link to the icons would miss).
+    shared = share_icons(output, get_relative_url(ICONS_FOLDER, page.url or "./"))
+    write_icon_file(Path(config["site_dir"]), shared)
+    return shared.html
 
 
 def _head_tags(page, config) -> str:
