@@ -70,11 +70,11 @@
     ).split(" "),
   );
   const SHORTEST_LAST_WORD = 3;
-  const SETTLED_WORD = 5;
+  const SETTLED_WORD = 4;
   // Keys closer together than this are one query. A last word still being typed that is short waits
   // longer: it matches as a prefix, and a short prefix fetches the index chunks of many words.
   const DEBOUNCE_MS = 50;
-  const DEBOUNCE_SHORT_WORD_MS = 250;
+  const DEBOUNCE_SHORT_WORD_MS = 150;
 
   // A reader's query as Pagefind reads it, and how long to wait for more keys before searching it.
   // Every word is required anyway, so quotes and + signs are dropped, and so are common words and
