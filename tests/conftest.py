@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 import posixpath
 import re
 from collections.abc import Sequence
@@ -34,6 +36,17 @@ class FakeEmbedder:
         if progress:
             progress(len(texts))
         return vectors
+
+
+def search_records(site: Path) -> list[dict]:
+    """The pages in the site's Pagefind index as Pagefind stores them (``url``, ``content``, ``meta``):
+    one gzipped fragment each, after Pagefind's signature."""
+    records = []
+    for fragment in sorted((site / "pagefind" / "fragment").glob("*.pf_fragment")):
+        data = gzip.decompress(fragment.read_bytes())
+        assert data.startswith(b"pagefind_dcd"), fragment
+        records.append(json.loads(data[len(b"pagefind_dcd") :]))
+    return records
 
 
 @pytest.fixture

@@ -171,16 +171,17 @@ def test_search_and_instant_navigation_work_under_the_policy(watched: WatchedTab
     settle(page)
     page.evaluate("window.__digestMarker = 'home'")
 
-    # Search runs in a web worker: it must start, index and answer.
+    # Search runs Pagefind's WebAssembly in a web worker: it must start and answer.
     target = served.papers[-1]
     page.locator(SEARCH_INPUT).click()
     query = " ".join(re.findall(r"\w+", target["title"]))
     page.locator(SEARCH_INPUT).press_sequentially(query, delay=10)
     first = page.locator(f"{SEARCH_RESULT} > a").first
     first.wait_for()
-    assert any(u.endswith("/search/search_index.json") for u in watched.monitor.requested)
-    assert any("/workers/search." in u for u in watched.monitor.requested), "the search worker loaded"
-    page.keyboard.press("Enter")  # Material opens the first result; the form is never submitted
+    assert any("/pagefind/pagefind-entry.json" in u for u in watched.monitor.requested)
+    assert any(u.endswith("/pagefind/wasm.en.pagefind") for u in watched.monitor.requested)
+    assert any(u.endswith("/pagefind/pagefind-worker.js") for u in watched.monitor.requested), "the worker"
+    page.keyboard.press("Enter")  # opens the first result; the form is never submitted
     page.wait_for_url(lambda url: url_path(url).endswith("/" + target["url"]))
     expect_heading(page, target["title"][:20])
 

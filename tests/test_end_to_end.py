@@ -16,7 +16,7 @@ from generator.analysis.text import find_math_spans
 from generator.cli import main
 from generator.site.render import plain_title
 from generator.site.search_text import readable_tex
-from tests.conftest import PROJECT_ROOT, broken_links
+from tests.conftest import PROJECT_ROOT, broken_links, search_records
 
 pytestmark = pytest.mark.slow
 
@@ -61,9 +61,10 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
     abstracts = {p.name: p for p in (PROJECT_ROOT / "abstracts").iterdir()}
     assert len(abstracts) == 3
 
-    search = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    # The search index takes a page's title from its h1, where math keeps its \( \) delimiters.
-    indexed_titles = {re.sub(r"\\[()]", "", doc["title"]) for doc in search["docs"]}
+    searched = {record["url"]: record for record in search_records(site)}
+    # Only paper pages are searched (the other pages' front matter says search: exclude).
+    assert sorted(searched) == sorted(f"/{record['url']}" for record in export)
+    indexed_titles = {record["meta"]["title"] for record in searched.values()}
     pages_with_math = 0
     by_id = {record["id"]: record for record in export}
     keyword_use = Counter(k for record in export for k in record["keywords"])
@@ -96,8 +97,12 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
         for href in keyword_links:
             assert _resolve(site, record["url"], href).is_file(), href
 
-        # The index holds titles with formulas as plain text (generator/site/search_text.py), whether
-        # the theme took the title with its math delimiters or without.
+        # The index holds titles and text with formulas as plain text (generator/site/search_text.py),
+        # without the related papers' titles or the BibTeX entry.
+        indexed = searched[f"/{record['url']}"]
+        assert "\\(" not in indexed["content"] and "@inproceedings" not in indexed["content"]
+        assert "Related papers" not in indexed["content"]
+
         def same(title: str) -> str:
             return readable_tex(title).replace(" ", "")
 

@@ -64,7 +64,7 @@ def test_owner_settings_are_merged_with_the_generators() -> None:
     owner = {
         "site_name": "Mine",
         "hooks": ["my_hook.py"],
-        "plugins": ["search", {"tags": {}}],
+        "plugins": ["search", {"material/search": {"lang": "de"}}, {"tags": {}}],
         "markdown_extensions": [{"toc": {"permalink": "#"}}, "admonition"],
         "extra_css": ["mine.css"],
         "nav": [{"Papers": "index.md"}, {"Call for papers": "cfp.md"}],
@@ -74,9 +74,8 @@ def test_owner_settings_are_merged_with_the_generators() -> None:
     merged = merged_settings(owner)
     ours = generator_defaults()
     assert merged["hooks"] == [str(HOOK_FILE), "my_hook.py"]
-    search = next(e for e in merged["plugins"] if isinstance(e, dict) and "search" in e)["search"]
-    assert search["separator"] == ours["plugins"][0]["search"]["separator"]
-    assert "tags" in merged["plugins"]
+    # Search is the site's own (Pagefind): Material's search plugin would add a second box.
+    assert merged["plugins"] == ["tags"]
     toc = next(e for e in merged["markdown_extensions"] if isinstance(e, dict) and "toc" in e)["toc"]
     assert toc == {"permalink": "#"}  # the owner's option wins for the same extension
     assert "admonition" in merged["markdown_extensions"]
@@ -100,7 +99,8 @@ def test_a_digest_config_loads_with_the_generators_settings(tmp_path: Path) -> N
     )
     assert config["site_name"] == "My Paper Digest"
     assert config["theme"].name == "material"
-    assert "material/search" in config["plugins"] and "pymdownx.arithmatex" in config["markdown_extensions"]
+    assert "pymdownx.arithmatex" in config["markdown_extensions"]
+    assert "material/search" not in config["plugins"], "search is Pagefind's, not Material's"
     assert str(HOOK_FILE) in config["plugins"]  # MkDocs runs hooks as plugins named by their file
     assert yaml.safe_load((tmp_path / "d" / "mkdocs.yml").read_text().replace("!ENV", ""))["strict"] is True
 

@@ -20,7 +20,7 @@ from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
 from generator.site.hook import _head_tags
 from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta
-from generator.site.search_text import readable_math, readable_search_entry, readable_tex
+from generator.site.search_text import readable_math, readable_tex, searchable_page
 from tests.conftest import SAMPLE_ABSTRACTS
 from tests.test_render import _digest
 
@@ -239,21 +239,46 @@ def test_search_text_shows_formulas_as_plain_text() -> None:
         readable_math(r"rate \(O(1/\sqrt{T})\) and \(\mathcal{O}(n^{2})\)") == "rate O(1/ sqrt T) and O(n^2)"
     )
     assert readable_tex(r"\bf{\Phi}_\textrm{Flow}: Differentiable") == "bf Phi_Flow: Differentiable"
-    entry = {"location": "papers/x/", "title": r"\(\delta\)-nets", "text": r"<p>A \(\delta\)-net.</p>"}
-    shaped = readable_search_entry(entry)
-    assert shaped == {"location": "papers/x/", "title": "delta-nets", "text": "<p>A delta-net.</p>"}
-    assert readable_search_entry(shaped) == shaped
-    # A paper's authors line is joined to its abstract, so a result shows them with any match.
-    paper = {"text": "<p> Authors: A, B Venue: X </p> <p>The abstract.</p> <p>Keywords: k</p>"}
-    joined = readable_search_entry(paper)["text"]
-    assert joined == "<p> Authors: A, B Venue: X ¶ The abstract.</p> <p>Keywords: k</p>"
-    assert readable_search_entry({"text": joined})["text"] == joined
+
+
+SEARCHED_PAGE = (
+    '<html lang="de"><head><title>x</title></head><body><header>Site</header>'
+    '<article class="md-content__inner md-typeset" data-pagefind-body>'
+    '<h1 id="t">\\(\\delta\\)-nets<a class="headerlink" href="#t" title="Permanent link">&para;</a></h1>'
+    '<p class="paper-meta"><strong>Authors:</strong> <span data-author>Ann &lt;b&gt;</span>, '
+    "<span data-author>Bob</span><br />\n<strong>Venue:</strong> ICML</p>"
+    "<p><em>The title was written by Paper Digest from the abstract.</em></p>"
+    "<p>A \\(\\delta\\)-net covers.</p>"
+    '<div class="copy paper-bibtex" data-search-exclude><pre><code>@misc{x}</code></pre></div>'
+    '<h2 data-search-exclude id="related">Related papers</h2><ol><li>Another title</li></ol>'
+    '<h3 id="n">Still excluded</h3><p>under the excluded heading</p>'
+    '<h2 id="notes">Notes</h2><p>kept</p>'
+    "</article><footer>Made with Material</footer></body></html>"
+)
+
+
+def test_searched_page_is_its_article_with_readable_math_and_authors() -> None:
+    page = searchable_page(SEARCHED_PAGE)
+    assert page is not None
+    assert page.startswith('<!DOCTYPE html><html lang="de">')
+    assert "Site" not in page and "Material" not in page, "only the article is indexed"
+    assert '<h1 id="t">delta-nets</h1>' in page, "no TeX delimiters, no permalink"
+    assert "A delta-net covers." in page
+    assert '<span data-pagefind-meta="authors"><span data-author>Ann &lt;b&gt;</span>, ' in page
+    assert '<div class="copy paper-bibtex" data-pagefind-ignore>' in page
+    # An excluded heading takes its section with it, up to the next heading of its level.
+    assert "Related" not in page and "Another title" not in page and "Still excluded" not in page
+    # The authors line follows the text (a result's excerpt is the text after its title).
+    assert '<h2 id="notes">Notes</h2><p>kept</p><p class="paper-meta">' in page
+    assert page.endswith("<strong>Venue:</strong> ICML</p></article></body></html>")
+    assert "<p data-pagefind-ignore><em>The title was written by Paper Digest" in page
+    # Pages without the mark (search: exclude) are not searched.
+    assert searchable_page(SEARCHED_PAGE.replace(" data-pagefind-body", "")) is None
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab \\(){}_^$<>&;x\n")), max_size=60))
-def test_readable_search_text_is_idempotent_and_keeps_words(text: str) -> None:
-    once = readable_search_entry({"title": text, "text": text})
-    assert readable_search_entry(once) == once
+def test_readable_math_keeps_words(text: str) -> None:
+    once = readable_math(text)
     words = lambda value: set(re.findall(r"[a-z]+", value))  # noqa: E731
-    assert words(once["text"]) <= words(text)
+    assert words(once) <= words(text)

@@ -15,16 +15,21 @@ The policy, and why each source is there:
 
 - ``default-src 'self'``: nothing from another origin, for any kind of request not named below;
 - ``script-src 'self'`` plus the hashes: the site's files (Material, MathJax, the map, the digest's
-  own scripts) and the theme's inline scripts; no ``'unsafe-inline'``, no ``'unsafe-eval'`` (MathJax 3
-  and Material need neither), so inline event handlers and ``javascript:`` links never run either;
+  own scripts, Pagefind's search) and the theme's inline scripts; no ``'unsafe-inline'``, no
+  ``'unsafe-eval'`` (MathJax 3 and Material need neither), so inline event handlers and
+  ``javascript:`` links never run either;
+- ``'wasm-unsafe-eval'`` in ``script-src``: search (``javascripts/search.js``) runs Pagefind's
+  WebAssembly, fetched from the site itself. It lets a page compile WebAssembly only, not run text
+  as JavaScript (``eval`` and ``new Function`` stay refused);
 - ``style-src 'self' 'unsafe-inline'``: MathJax's CHTML output writes a ``<style>`` element and
   ``style`` attributes as it typesets, and the map colours its legend with ``style`` attributes. CSS
   cannot run script, and with images, fonts and connections held to the site below, injected CSS
   cannot send anything to another origin either;
 - ``img-src 'self' data:``: Material's icons are SVG ``data:`` URLs in its stylesheet (CSS masks);
 - ``font-src 'self'``: MathJax's fonts, served from the site;
-- ``connect-src 'self'``: the search index, the sitemap and the pages instant navigation fetches;
-- ``worker-src 'self'``: the search worker;
+- ``connect-src 'self'``: the search index's files, the sitemap and the pages instant navigation
+  fetches;
+- ``worker-src 'self'``: Pagefind's search worker;
 - ``object-src 'none'``: no plugins; ``base-uri 'self'``: no ``<base>`` pointing relative links
   elsewhere; ``form-action 'none'``: no form submits anywhere (Material's search and palette forms
   are handled by script and never submitted).
@@ -41,7 +46,7 @@ from dataclasses import dataclass
 
 POLICY_BEFORE_SCRIPTS = (
     ("default-src", "'self'"),
-    ("script-src", "'self'"),
+    ("script-src", "'self' 'wasm-unsafe-eval'"),
 )
 POLICY_AFTER_SCRIPTS = (
     ("style-src", "'self' 'unsafe-inline'"),

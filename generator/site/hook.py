@@ -1,8 +1,8 @@
 """MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
 lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
-link into the page's head, makes the search index's text readable, minifies every page, writes its
-Content-Security-Policy (``generator.site.csp``) and moves the theme's icons into shared files
-(``generator.site.icons``).
+link into the page's head, marks the pages search finds and indexes them with Pagefind once the site is
+built (``generator.site.search_index``), minifies every page, writes its Content-Security-Policy
+(``generator.site.csp``) and moves the theme's icons into shared files (``generator.site.icons``).
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -16,15 +16,18 @@ import json
 import re
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.utils import get_relative_url
 
+from generator.errors import DigestError
 from generator.site.csp import theme_scripts, with_policy
 from generator.site.feed import FEED_NAME
 from generator.site.icons import ICONS_FOLDER, share_icons, write_icon_file
 from generator.site.minify import minify_html
 from generator.site.output import MANIFEST_NAME
-from generator.site.search_text import readable_search_entry
+from generator.site.search_index import write_search_index
+from generator.site.search_text import SEARCHED
 
 
 def on_config(config):
@@ -60,6 +63,7 @@ def on_post_page(output, page, config):
     head = _head_tags(page, config)
     if head and "</head>" in output:
         output = output.replace("</head>", head + "</head>", 1)
+    output = _searched(output, page)
     output = _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
     # The theme's icons once in the site, not in every page (404.html keeps its own: it is served
     # at any address, where a relative link to the icons would miss).
@@ -85,24 +89,27 @@ def _head_tags(page, config) -> str:
     return "\n".join(tags) + "\n" if tags else ""
 
 
-@event_priority(-50)  # after the search plugin has written its index
+_ARTICLE = '<article class="md-content__inner md-typeset">'
+
+
+def _searched(output: str, page) -> str:
+    """The page's article marked for the search index, unless its front matter says
+    ``search: exclude: true`` (as Material's search read it)."""
+    search = page.meta.get("search") if page.meta else None
+    if isinstance(search, dict) and search.get("exclude") is True:
+        return output
+    return output.replace(_ARTICLE, _ARTICLE[:-1] + f" {SEARCHED}>", 1)
+
+
+@event_priority(-50)  # after every other plugin has written its pages
 def on_post_build(config):
     site = Path(config["site_dir"])
-    _readable_search_index(site / "search" / "search_index.json")
     _feed_base(site / FEED_NAME, config.get("site_url"))
-
-
-def _readable_search_index(path: Path) -> None:
-    """Search results show a page's indexed text: formulas there become plain text (the words a
-    query matches stay the same)."""
-    if not path.is_file():
-        return
-    index = json.loads(path.read_text(encoding="utf-8"))
-    docs = index.get("docs")
-    if not isinstance(docs, list):
-        return
-    index["docs"] = [readable_search_entry(entry) if isinstance(entry, dict) else entry for entry in docs]
-    _replace(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+    try:
+        report = write_search_index(site)
+    except DigestError as error:
+        raise PluginError(str(error)) from None
+    log.info(f"search index: {report.pages} pages, {report.size / 1e6:.2f} MB in {report.seconds:.1f}s")
 
 
 _FEED_ROOT = re.compile(r'<feed xmlns="http://www\.w3\.org/2005/Atom"(?: xml:base="[^"]*")?>')

@@ -1,13 +1,14 @@
 """The MkDocs configuration of a build: the digest's ``mkdocs.yml`` with Paper Digest's settings merged in.
 
 The digest's file holds what its owner chooses (name, colours, theme features, extra pages, plugins).
-What the generated pages need (the hook, the search separator, Markdown extensions, the site's
+What the generated pages need (the hook, Markdown extensions, the site's
 scripts, ``not_in_nav``, ``exclude_docs`` …) ships in ``mkdocs_defaults.yml`` beside this module and is
 merged in at every build, so upgrading Paper Digest upgrades it. The merge, key by key:
 
 - lists of files (``hooks``, ``extra_javascript``, ``extra_css``): ours first, then the owner's;
 - ``plugins`` and ``markdown_extensions``: ours, with the owner's options for the same entry laid
-  over ours, then the owner's other entries;
+  over ours, then the owner's other entries; less MkDocs' and Material's search plugin, whose box
+  would stand beside the site's own (search is Pagefind's: ``generator.site.search_index``);
 - ``nav``: ours, then the owner's pages that ours does not list;
 - ``not_in_nav`` and ``exclude_docs`` (gitignore-style patterns): ours, then the owner's lines;
 - ``validation``: ours, with the owner's values laid over;
@@ -25,6 +26,8 @@ from generator.errors import DigestError
 
 DEFAULTS_FILE = Path(__file__).with_name("mkdocs_defaults.yml")
 HOOK_FILE = Path(__file__).with_name("hook.py")
+REPLACED_PLUGINS = frozenset({"search", "material/search"})
+"""Left out of every build: the site's search is Pagefind's, with its own box in the header."""
 
 
 def generator_defaults() -> dict[str, Any]:
@@ -70,7 +73,11 @@ def merged_settings(owner: Mapping[str, Any], defaults: Mapping[str, Any] | None
         "hooks": _files([str(HOOK_FILE)], owner.get("hooks")),
         "extra_javascript": _files(ours.get("extra_javascript"), owner.get("extra_javascript")),
         "extra_css": _files(ours.get("extra_css"), owner.get("extra_css")),
-        "plugins": _named_entries(ours.get("plugins"), owner.get("plugins"), "plugins"),
+        "plugins": [
+            entry
+            for entry in _named_entries(ours.get("plugins"), owner.get("plugins"), "plugins")
+            if _entry(entry, "plugins")[0] not in REPLACED_PLUGINS
+        ],
         "markdown_extensions": _named_entries(
             ours.get("markdown_extensions"), owner.get("markdown_extensions"), "markdown_extensions"
         ),

@@ -273,7 +273,7 @@ class SiteFingerprint:
 
 def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
     """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
-    read, the digest's name (every page shows it), the versions of MkDocs and the theme, and this
+    read, the digest's name (every page shows it), the versions of MkDocs, the theme and Pagefind, and this
     package's code (its hooks). The site's date (``generator.site.source_date``) goes with the docs:
     only the sitemap shows it, and every build, an update too, writes the sitemap whole."""
     from importlib.metadata import version
@@ -282,7 +282,7 @@ def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -
 
     parts = [config_file.read_text(encoding="utf-8"), settings_fingerprint(), site_name]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
-    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material")]
+    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "pagefind-bin")]
     parts.append(source_fingerprint())
     settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
     dated_docs = f"{docs_fingerprint} SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '')}"

@@ -1,15 +1,13 @@
-"""Readable text for Material's search results, which show a page's indexed text as it is.
+"""What the search index reads of a page (``generator.site.search_index``), and readable formulas.
 
-Formulas in the index are TeX in arithmatex's delimiters (``\\(3.1\\times\\)``), which a result shows
-raw. Here they become plain text that keeps TeX's command names as words (``3.1 times``): the
-search separator already splits TeX at backslashes, braces, ``^`` and ``_``, so a query matches
-the same words as before (``delta`` still finds ``\\delta``). Titles are treated the same way.
+Formulas in a page are TeX in arithmatex's delimiters (``\\(3.1\\times\\)``), which a search result
+would show raw. Here they become plain text that keeps TeX's command names as words (``3.1 times``),
+so a query matches the same words (``delta`` finds ``\\delta``). Titles are treated the same way.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 _INDEXED_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _WRAPPER = re.compile(r"\\(?:text[a-z]*|math[a-z]*|operatorname|bm|boldsymbol|emph|mbox|hbox)\*?\{([^{}]*)\}")
@@ -55,24 +53,63 @@ def readable_math(text: str) -> str:
     return _INDEXED_MATH.sub(lambda m: readable_tex(m.group(1) or m.group(2) or ""), text)
 
 
-_PAPER_META = re.compile(r"^(<p>\s*(?:Authors|Venue|Track|Link): (?:(?!</p>|¶).)*?)\s*</p>\s*<p>", re.S)
-"""A paper page's first paragraph (authors, venue, link) and the opening of the next (the abstract)."""
+SEARCHED = "data-pagefind-body"
+"""Marks the article of a page that search finds (``generator.site.hook`` writes it on every page
+whose front matter does not say ``search: exclude``); Pagefind's own name for it, so Pagefind run by
+hand on the site indexes the same pages."""
+
+_SEARCHED_ARTICLE = re.compile(rf"<article\b[^>]*\b{SEARCHED}\b[^>]*>")
+_LANGUAGE = re.compile(r"<html\b[^>]*\blang=\"?([A-Za-z-]+)")
+_HEADING = re.compile(r"<h([1-6])\b([^>]*)>")
+_PERMALINK = re.compile(r"<a class=\"headerlink\"[^>]*>[^<]*</a>")
+_AUTHORS = re.compile(r"(<strong>Authors:</strong>\s*)(.*?)(?=<br\s*/?>|</p>)", re.S)
+_PAPER_META = re.compile(r'<p class="paper-meta"[^>]*>.*?</p>\s*', re.S)
+_DERIVED_TITLE_NOTE = "<p><em>The title was written by Paper Digest"
 
 
-def readable_search_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """A search index entry with its title and text readable; the same entry when it holds no TeX
-    (so applying it twice changes nothing).
+def searchable_page(html: str) -> str | None:
+    """What Pagefind indexes of a built page: its article, as a page of its own, with formulas as
+    ``readable_math`` (the excerpts a search shows are read from this text), without ``¶``
+    permalinks and without what the page keeps out of search (``data-search-exclude``, as Material's
+    search read it: an element, or a heading's whole section). A paper's authors, venue and link
+    move after its abstract, with the authors as the result's ``authors``: a result shows them on a
+    line of their own, and its excerpt is the text after the title (``javascripts/search.js``), so it
+    starts with the abstract. The note on a title Paper Digest wrote is not searched. ``None`` when
+    the page is not searched."""
+    opening = _SEARCHED_ARTICLE.search(html)
+    end = html.rfind("</article>")
+    if opening is None or end < opening.end():
+        return None
+    article = _without_excluded_sections(html[opening.start() : end + len("</article>")])
+    article = readable_math(_PERMALINK.sub("", article))
+    article = article.replace("data-search-exclude", "data-pagefind-ignore")
+    article = article.replace(
+        _DERIVED_TITLE_NOTE, _DERIVED_TITLE_NOTE.replace("<p>", "<p data-pagefind-ignore>")
+    )
+    meta = _PAPER_META.search(article)
+    if meta is not None:
+        moved = _AUTHORS.sub(r'\1<span data-pagefind-meta="authors">\2</span>', meta.group(), count=1)
+        article = article[: meta.start()] + article[meta.end() :]
+        article = article[: article.rfind("</article>")] + moved + "</article>"
+    language = _LANGUAGE.search(html[: opening.start()])
+    lang = language.group(1) if language else "en"
+    head = '<head><meta charset="utf-8"></head>'
+    return f'<!DOCTYPE html><html lang="{lang}">{head}<body>{article}</body></html>'
 
-    A paper's authors, venue and link are joined to its abstract with " ¶ ": Material shows only the
-    paragraphs of a result that hold a match, and a result should name its authors
-    (javascripts/reader.js shows them on a line of their own)."""
-    shaped = dict(entry)
-    text = entry.get("text")
-    if isinstance(text, str) and "\\" in text:
-        text = shaped["text"] = readable_math(text)
-    if isinstance(text, str):
-        shaped["text"] = _PAPER_META.sub(r"\1 ¶ ", text, count=1)
-    title = entry.get("title")
-    if isinstance(title, str) and "\\" in title:
-        shaped["title"] = readable_tex(readable_math(title))
-    return shaped
+
+def _without_excluded_sections(article: str) -> str:
+    """``article`` less each heading marked ``data-search-exclude`` and what follows it up to the next
+    heading of its level or above."""
+    position = 0
+    while (heading := _HEADING.search(article, position)) is not None:
+        if "data-search-exclude" not in heading.group(2):
+            position = heading.end()
+            continue
+        level = int(heading.group(1))
+        stop = next(
+            (h.start() for h in _HEADING.finditer(article, heading.end()) if int(h.group(1)) <= level),
+            article.rfind("</article>"),
+        )
+        article = article[: heading.start()] + article[stop:]
+        position = heading.start()
+    return article

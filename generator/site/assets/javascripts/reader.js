@@ -1,6 +1,6 @@
 // What a reader does on the digest's pages, all in the browser: stars papers into a list kept in
-// localStorage ("My list"), exports and imports that list, filters every paper on the Explore page,
-// and shortens search results to the authors and an excerpt around the match.
+// localStorage ("My list"), exports and imports that list, and filters every paper on the Explore page
+// (search is javascripts/search.js).
 //
 // Material's instant navigation swaps the page without running scripts again, so the page is set up
 // on every `document$` emission. Everything that comes from the digest's data is put in the page as
@@ -554,92 +554,6 @@
     container.dataset.ready = "yes";
   }
 
-  // --- search results -----------------------------------------------------------------------
-
-  const EXCERPT_BEFORE = 80;
-  const EXCERPT_AFTER = 160;
-  const observed = new WeakSet();
-
-  // A result shows its title, its authors and a few lines around the first highlighted word,
-  // instead of the whole text Material puts there.
-  function shortenResult(article) {
-    if (article.dataset.paperShortened) return;
-    article.dataset.paperShortened = "1";
-    const paragraphs = [...article.querySelectorAll(":scope > p:not(.md-search-result__terms)")];
-    if (!paragraphs.length) return;
-    // A paper's authors, venue and link open its first paragraph, up to a "¶" (the site's hook
-    // joins them to the abstract in the index, so that Material shows them with every match).
-    const META = /^\s*(Authors|Venue|Track|Link): /;
-    const first = paragraphs[0];
-    const firstText = first.textContent;
-    let authors = null;
-    let cut = 0;
-    if (META.test(firstText)) {
-      const end = firstText.indexOf(" ¶ ");
-      const meta = (end >= 0 ? firstText.slice(0, end) : firstText).replace(/\s+/g, " ").trim();
-      const named = meta.match(/^Authors: (.*?)(?= Venue: | Track: | Link: |$)/);
-      authors = named ? named[1] : null;
-      if (end >= 0) cut = end + 3;
-      else paragraphs.shift().remove();
-    }
-    if (!paragraphs.length) return;
-    // The excerpt comes from the paragraph with the first highlighted word (the abstract, or the
-    // keywords), as pieces of text, each highlighted or not.
-    const source = paragraphs.find((p) => p.querySelector("mark")) || paragraphs[0];
-    const pieces = [];
-    let skip = source === first ? cut : 0;
-    const walker = document.createTreeWalker(source, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-      const node = walker.currentNode;
-      const text = node.textContent.slice(Math.min(skip, node.textContent.length));
-      skip = Math.max(0, skip - node.textContent.length);
-      if (text) pieces.push({ text, mark: Boolean(node.parentElement.closest("mark")) });
-    }
-    paragraphs.forEach((paragraph) => paragraph.remove());
-    const whole = pieces.map((p) => p.text).join("");
-    let offset = 0;
-    let hit = -1;
-    for (const piece of pieces) {
-      if (piece.mark && hit < 0) hit = offset;
-      offset += piece.text.length;
-    }
-    let start = hit < 0 ? 0 : Math.max(0, hit - EXCERPT_BEFORE);
-    let end = Math.min(whole.length, (hit < 0 ? 0 : hit) + EXCERPT_AFTER + (hit < 0 ? EXCERPT_BEFORE : 0));
-    // Cut at spaces, not inside words.
-    if (start > 0) start = whole.indexOf(" ", start) + 1 || start;
-    if (end < whole.length) end = whole.lastIndexOf(" ", end) > start ? whole.lastIndexOf(" ", end) : end;
-    const excerpt = element("p", "paper-search-excerpt");
-    if (start > 0) excerpt.append("… ");
-    offset = 0;
-    for (const piece of pieces) {
-      const from = Math.max(start, offset);
-      const to = Math.min(end, offset + piece.text.length);
-      if (from < to) {
-        const text = piece.text.slice(from - offset, to - offset);
-        excerpt.append(piece.mark ? element("mark", null, text) : text);
-      }
-      offset += piece.text.length;
-    }
-    if (end < whole.trimEnd().length) excerpt.append(" …");
-    const heading = article.querySelector(":scope > h1, :scope > h2");
-    const place = heading || article.firstChild;
-    if (authors) {
-      const line = element("p", "paper-search-authors", authors);
-      if (place) place.after(line, excerpt);
-      else article.append(line, excerpt);
-    } else if (place) place.after(excerpt);
-    else article.append(excerpt);
-  }
-
-  function watchSearchResults() {
-    const list = document.querySelector(".md-search-result__list");
-    if (!list || observed.has(list)) return;
-    observed.add(list);
-    const shortenAll = () => list.querySelectorAll("article.md-search-result__article").forEach(shortenResult);
-    new MutationObserver(shortenAll).observe(list, { childList: true, subtree: true });
-    shortenAll();
-  }
-
   // --- links to Explore on a paper page ------------------------------------------------------
 
   // A paper page names its authors, venue, year and its keywords without a page of their own in
@@ -670,7 +584,6 @@
     }
     document.querySelectorAll(".paper-explore").forEach(setUpExplore);
     document.querySelectorAll(".paper-saved").forEach(setUpSaved);
-    watchSearchResults();
   }
 
   if (typeof document$ !== "undefined") document$.subscribe(setUpPage);

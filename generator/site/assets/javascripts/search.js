@@ -1,0 +1,379 @@
+// The header's search box, over the site's Pagefind index (pagefind/, written at build by
+// generator/site/search_index.py). Pagefind fetches only what a query needs: its entry files and
+// WebAssembly once, then the index chunks of the typed words and one fragment per result shown, so
+// the first result takes about as long at 50,000 papers as at 50.
+//
+// The box is Material's own search markup and styles (header box on a desktop, a button and a full
+// screen on a phone, light and dark), built here because Material draws it only with its own search
+// plugin, which the site leaves out. Keys as in Material: "/", "s" or "f" opens it, Escape closes it,
+// the arrow keys walk the results and Enter opens one. Everything that comes from the index is put
+// in the page as text, never as HTML.
+(() => {
+  "use strict";
+
+  const script = document.currentScript;
+  const ROOT = new URL("../", script ? script.src : location.href);
+  const PAGEFIND = new URL("pagefind/pagefind.js", ROOT);
+  const SHOWN = 10; // results drawn at once; "more" draws the next ones
+  const EXCERPT_WORDS = 30;
+  const SVG = "http://www.w3.org/2000/svg";
+  const ICONS = {
+    magnify:
+      "M9.5 3A6.5 6.5 0 0 1 16 9.5c0 1.61-.59 3.09-1.56 4.23l.27.27h.79l5 5-1.5 1.5-5-5v-.79l-.27-.27A6.52 6.52 0 0 1 9.5 16 6.5 6.5 0 0 1 3 9.5 6.5 6.5 0 0 1 9.5 3m0 2C7 5 5 7 5 9.5S7 14 9.5 14 14 12 14 9.5 12 5 9.5 5",
+    back: "M20 11v2H8l5.5 5.5-1.42 1.42L4.16 12l7.92-7.92L13.5 5.5 8 11z",
+    close:
+      "M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z",
+  };
+
+  // Material's words for the result count, in the site's language (from the page's __config).
+  function translations() {
+    const config = document.getElementById("__config");
+    try {
+      return (config && JSON.parse(config.textContent).translations) || {};
+    } catch (error) {
+      return {};
+    }
+  }
+  const WORDS = translations();
+  const say = (key, fallback, count) =>
+    (WORDS[key] || fallback).replace("#", count === undefined ? "" : count.toLocaleString());
+
+  // --- the index -------------------------------------------------------------------------------
+
+  let engine = null;
+  function pagefind() {
+    if (!engine) {
+      engine = import(PAGEFIND.href).then(async (module) => {
+        // Results' addresses are relative to the site's root, wherever it is served (a /repo/ subpath).
+        await module.options({ baseUrl: ROOT.pathname, excerptLength: EXCERPT_WORDS });
+        await module.init();
+        return module;
+      });
+      engine.catch((error) => {
+        engine = null;
+        console.warn("Paper Digest: search could not load", error);
+      });
+    }
+    return engine;
+  }
+
+  // Words too common to narrow a search (lunr's English list, which Material's search dropped too):
+  // each one's index chunk lists most pages of a large digest (250 KB for "with" at 50,000 papers).
+  const STOP_WORDS = new Set(
+    (
+      "a able about across after all almost also am among an and any are as at be because been but by can " +
+      "cannot could dear did do does either else ever every for from get got had has have he her hers him " +
+      "his how however i if in into is it its just least let like likely may me might most must my neither " +
+      "no nor not of off often on only or other our own rather said say says she should since so some than " +
+      "that the their them then there these they this tis to too twas us wants was we were what when where " +
+      "which while who whom why will with would yet you your"
+    ).split(" "),
+  );
+  const SHORTEST_LAST_WORD = 3;
+  const SETTLED_WORD = 4;
+  // Keys closer together than this are one query. A last word still being typed that is short waits
+  // longer: it matches as a prefix, and a short prefix fetches the index chunks of many words.
+  const DEBOUNCE_MS = 50;
+  const DEBOUNCE_SHORT_WORD_MS = 150;
+
+  // A reader's query as Pagefind reads it, and how long to wait for more keys before searching it.
+  // Every word is required anyway, so quotes and + signs are dropped, and so are common words and
+  // one-character ones (unless there is nothing else: Pagefind indexes "GPT-4" as "gpt4" and "gpt",
+  // never "4", so "GPT 4" would find nothing), and a last word still being typed while it is shorter than
+  // 3 letters: "deep l" searches "deep" until "deep lea", instead of fetching the chunks of every word
+  // that starts with "l".
+  function cleaned(query) {
+    const words = query.replace(/["+]/g, " ").trim().split(/\s+/).filter(Boolean);
+    const typing = !/\s$/.test(query) && words.length > 0;
+    if (typing && words.length > 1 && words[words.length - 1].length < SHORTEST_LAST_WORD) words.pop();
+    const kept = words.filter((word) => word.length > 1 && !STOP_WORDS.has(word.toLowerCase()));
+    const searched = kept.length ? kept : words;
+    const last = searched[searched.length - 1] || "";
+    const settled = !typing || last !== words[words.length - 1] || last.length >= SETTLED_WORD;
+    return { text: searched.join(" "), wait: settled ? DEBOUNCE_MS : DEBOUNCE_SHORT_WORD_MS };
+  }
+
+  // --- the box ---------------------------------------------------------------------------------
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function icon(...names) {
+    return names.map((name) => {
+      const svg = document.createElementNS(SVG, "svg");
+      svg.setAttribute("viewBox", "0 0 24 24");
+      svg.setAttribute("aria-hidden", "true");
+      const path = document.createElementNS(SVG, "path");
+      path.setAttribute("d", ICONS[name]);
+      svg.append(path);
+      return svg;
+    });
+  }
+
+  function toggle() {
+    return document.getElementById("__search");
+  }
+
+  // Material's search markup (partials/search.html), without its data-md-component names, which
+  // would have Material's script look for its own search there.
+  function buildBox() {
+    const button = element("label", "md-header__button md-icon");
+    button.htmlFor = "__search";
+    button.title = "Search";
+    button.append(...icon("magnify"));
+
+    const box = element("div", "md-search paper-search");
+    box.setAttribute("role", "dialog");
+    box.setAttribute("aria-label", "Search");
+    const overlay = element("label", "md-search__overlay");
+    overlay.htmlFor = "__search";
+    const inner = element("div", "md-search__inner");
+    inner.setAttribute("role", "search");
+    const form = element("form", "md-search__form");
+    const input = element("input", "md-search__input");
+    input.type = "text";
+    input.name = "query";
+    input.placeholder = "Search";
+    input.setAttribute("aria-label", "Search");
+    input.setAttribute("autocapitalize", "off");
+    input.setAttribute("autocorrect", "off");
+    input.setAttribute("autocomplete", "off");
+    input.setAttribute("spellcheck", "false");
+    input.required = true;
+    const back = element("label", "md-search__icon md-icon");
+    back.htmlFor = "__search";
+    back.append(...icon("magnify", "back"));
+    const options = element("nav", "md-search__options");
+    options.setAttribute("aria-label", "Search");
+    const reset = element("button", "md-search__icon md-icon");
+    reset.type = "reset";
+    reset.title = "Clear";
+    reset.setAttribute("aria-label", "Clear");
+    reset.tabIndex = -1;
+    reset.append(...icon("close"));
+    options.append(reset);
+    form.append(input, back, options);
+
+    const output = element("div", "md-search__output");
+    const scroll = element("div", "md-search__scrollwrap");
+    scroll.tabIndex = 0;
+    const result = element("div", "md-search-result");
+    const meta = element("div", "md-search-result__meta", say("search.result.placeholder", "Type to start searching"));
+    const list = element("ol", "md-search-result__list");
+    list.setAttribute("role", "presentation");
+    result.append(meta, list);
+    scroll.append(result);
+    output.append(scroll);
+    inner.append(form, output);
+    box.append(overlay, inner);
+    return { button, box, form, input, reset, meta, list, scroll };
+  }
+
+  // --- results ---------------------------------------------------------------------------------
+
+  // The words around the first match after the title (which the result shows above), with the
+  // matched words marked. Built from the page's indexed text and Pagefind's word positions, as text
+  // nodes: nothing from the index is read as HTML.
+  const EXCERPT_LEAD = 8; // words before the match
+  function excerptNodes(data) {
+    const words = (data.content || "").split(/\s+/);
+    const titleWords = ((data.meta && data.meta.title) || "").split(/\s+/).filter(Boolean).length;
+    const matched = new Set(data.locations || []);
+    const first = [...matched].filter((at) => at >= titleWords).sort((a, b) => a - b)[0];
+    const start = first === undefined ? titleWords : Math.max(titleWords, first - EXCERPT_LEAD);
+    const end = Math.min(words.length, start + EXCERPT_WORDS);
+    const nodes = [];
+    let text = start > titleWords ? "… " : "";
+    for (let at = start; at < end; at++) {
+      const space = at + 1 < end ? " " : "";
+      if (matched.has(at)) {
+        if (text) nodes.push(document.createTextNode(text));
+        nodes.push(element("mark", null, words[at]));
+        text = space;
+      } else text += words[at] + space;
+    }
+    if (end < words.length) text += " …";
+    if (text) nodes.push(document.createTextNode(text));
+    return nodes;
+  }
+
+  function resultItem(data) {
+    const item = element("li", "md-search-result__item");
+    const link = element("a", "md-search-result__link");
+    link.href = new URL(data.url, location.href).href;
+    link.tabIndex = -1;
+    const article = element("article", "md-search-result__article md-typeset");
+    const title = element("h1", null, (data.meta && data.meta.title) || data.url);
+    article.append(title);
+    const authors = data.meta && data.meta.authors;
+    if (authors) article.append(element("p", "paper-search-authors", authors.replace(/\s+/g, " ").trim()));
+    const excerpt = element("p", "paper-search-excerpt");
+    excerpt.append(...excerptNodes(data));
+    article.append(excerpt);
+    link.append(article);
+    item.append(link);
+    return item;
+  }
+
+  function setUpBox(parts) {
+    const { input, reset, meta, list, scroll, form } = parts;
+    let current = 0; // the query being answered; a later one makes earlier answers stale
+    let found = [];
+    let drawn = 0;
+    let more = null;
+
+    const open = () => {
+      const search = toggle();
+      if (search && !search.checked) search.checked = true;
+      pagefind(); // start loading while the reader types
+    };
+    const close = () => {
+      const search = toggle();
+      if (search) search.checked = false;
+      input.blur();
+    };
+
+    async function drawMore(answer) {
+      const batch = found.slice(drawn, drawn + SHOWN);
+      drawn += batch.length;
+      if (more) more.remove();
+      const items = await Promise.all(batch.map((result) => result.data()));
+      if (answer !== current) return;
+      list.append(...items.map(resultItem));
+      more = null;
+      if (drawn < found.length) {
+        more = element("li", "md-search-result__item paper-search-more");
+        const label = `Show ${Math.min(SHOWN, found.length - drawn)} more of ${(found.length - drawn).toLocaleString()}`;
+        const button = element("button", "md-search-result__link", label);
+        button.type = "button";
+        button.addEventListener("click", () => drawMore(answer));
+        more.append(button);
+        list.append(more);
+      }
+    }
+
+    async function answer() {
+      const answerId = ++current;
+      const query = cleaned(input.value);
+      if (!query.text) {
+        list.replaceChildren();
+        meta.textContent = say("search.result.placeholder", "Type to start searching");
+        return;
+      }
+      let search;
+      try {
+        const module = await pagefind();
+        search = await module.debouncedSearch(query.text, {}, query.wait);
+      } catch (error) {
+        if (answerId === current) meta.textContent = "Search is unavailable";
+        console.warn("Paper Digest: search failed", error);
+        return;
+      }
+      if (search === null || answerId !== current) return; // a later keystroke took over
+      found = search.results;
+      drawn = 0;
+      more = null;
+      list.replaceChildren();
+      meta.textContent =
+        found.length === 0
+          ? say("search.result.none", "No matching documents")
+          : found.length === 1
+            ? say("search.result.one", "1 matching document")
+            : say("search.result.other", "# matching documents", found.length);
+      await drawMore(answerId);
+    }
+
+    input.addEventListener("focus", open);
+    input.addEventListener("input", answer);
+    form.addEventListener("submit", (event) => event.preventDefault());
+    form.addEventListener("reset", () => {
+      setTimeout(answer); // after the box is emptied
+      input.focus();
+    });
+    reset.addEventListener("click", () => input.focus());
+    // A result opened (instant navigation keeps the header): close the search.
+    list.addEventListener("click", (event) => {
+      if (event.target.closest("a")) close();
+    });
+
+    const links = () => [...list.querySelectorAll("a.md-search-result__link")];
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        const first = links()[0];
+        if (first) {
+          event.preventDefault();
+          first.click();
+        }
+      } else if (event.key === "ArrowDown") {
+        const first = links()[0];
+        if (first) {
+          event.preventDefault();
+          first.focus();
+        }
+      }
+    });
+    scroll.addEventListener("keydown", (event) => {
+      const all = links();
+      const at = all.indexOf(document.activeElement);
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const next = at + (event.key === "ArrowDown" ? 1 : -1);
+        if (next < 0) input.focus();
+        else if (next < all.length) all[next].focus();
+      }
+    });
+  }
+
+  function editing(target) {
+    return (
+      target instanceof HTMLElement &&
+      (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
+    );
+  }
+
+  let parts = null; // the box in the header
+
+  function setUpKeys() {
+    document.addEventListener("keydown", (event) => {
+      const search = toggle();
+      if (!search || !parts || event.metaKey || event.ctrlKey || event.altKey) return;
+      if (search.checked) {
+        if (event.key === "Escape") {
+          event.preventDefault();
+          search.checked = false;
+          parts.input.blur();
+        }
+      } else if ((event.key === "/" || event.key === "s" || event.key === "f") && !editing(event.target)) {
+        event.preventDefault();
+        parts.input.focus();
+        parts.input.select();
+      }
+    });
+    // The phone's search button ticks the toggle: the box then takes the typing.
+    toggle()?.addEventListener("change", (event) => {
+      if (!parts) return;
+      if (event.target.checked) parts.input.focus();
+      else parts.input.blur();
+    });
+  }
+
+  // The header stays across instant navigation, so the box is built once; a page without the box
+  // (the first one, or one loaded whole) gets it.
+  function setUpPage() {
+    const header = document.querySelector(".md-header__inner");
+    if (!header || header.querySelector(".paper-search") || !toggle()) return;
+    if (!parts) setUpKeys();
+    parts = buildBox();
+    const source = header.querySelector(".md-header__source");
+    if (source) source.before(parts.button, parts.box);
+    else header.append(parts.button, parts.box);
+    setUpBox(parts);
+  }
+
+  if (typeof document$ !== "undefined") document$.subscribe(setUpPage);
+  else document.addEventListener("DOMContentLoaded", setUpPage);
+})();
