@@ -26,7 +26,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from scale import DEFAULT_CORPUS, STAGE_LINE, _env, load_stripped, write_jsonl  # noqa: E402
+from scale import DEFAULT_CORPUS, STAGE_LINE, _env, load_stripped, site_facts, write_jsonl  # noqa: E402
 
 
 def export_revision(revision: str, into: Path) -> Path:
@@ -61,20 +61,7 @@ def cold_build(code_tree: Path, input_path: Path, work: Path) -> dict:
         sys.exit(f"build with {code_tree} failed:\n{result.stderr[-3000:]}")
     stages = {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
     embedding = sum(seconds for name, seconds in stages.items() if name.startswith("embed"))
-    return {"wall": wall, "without_embedding": wall - embedding, "site": site_size(work / "site")}
-
-
-def site_size(site: Path) -> dict:
-    files = [path for path in site.rglob("*") if path.is_file()]
-    pages = [path for path in files if path.suffix == ".html"]
-    largest = max(pages, key=lambda path: path.stat().st_size)
-    return {
-        "mb": sum(path.stat().st_size for path in files) / 1e6,
-        "pages": len(pages),
-        "largest_kb": largest.stat().st_size / 1e3,
-        "largest": largest.relative_to(site).as_posix(),
-        "page_kb": sum(path.stat().st_size for path in pages) / len(pages) / 1e3,
-    }
+    return {"wall": wall, "without_embedding": wall - embedding, "site": site_facts(work / "site")}
 
 
 def main() -> None:
@@ -116,13 +103,13 @@ def main() -> None:
     }
     base_wall, base_rest = medians["baseline"]
     print()
-    print(f"{'':<14} {'cold s':>8} {'w/o embed s':>12} {'site MB':>8} {'pages':>6} {'KB/page':>8} "
+    print(f"{'':<14} {'cold s':>8} {'w/o embed s':>12} {'site MB':>8} {'pages':>6} "
           f"{'largest KB':>11}")  # fmt: skip
     for label, results in runs.items():
         wall, rest = medians[label]
         site = results[-1]["site"]
-        print(f"{label:<14} {wall:>8.1f} {rest:>12.1f} {site['mb']:>8.1f} {site['pages']:>6} "
-              f"{site['page_kb']:>8.1f} {site['largest_kb']:>11.1f}  ({site['largest']})")  # fmt: skip
+        print(f"{label:<14} {wall:>8.1f} {rest:>12.1f} {site['site_mb']:>8.1f} {site['pages']:>6} "
+              f"{site['largest_page_kb']:>11.1f}  ({site['largest_page']})")  # fmt: skip
     wall, rest = medians["this checkout"]
     print(f"\nthis checkout / baseline: cold build {wall / base_wall:.3f}, "
           f"without the embedding {rest / base_rest:.3f} (medians of {arguments.rounds} rounds)")  # fmt: skip
