@@ -2,7 +2,8 @@
 lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
 link into the page's head, marks the pages search finds and indexes them with Pagefind once the site is
 built (``generator.site.search_index``), minifies every page, writes its Content-Security-Policy
-(``generator.site.csp``) and moves the theme's icons into shared files (``generator.site.icons``).
+(``generator.site.csp``) and moves the theme's icons and inline scripts into shared files
+(``generator.site.icons``, ``generator.site.theme_script_files``).
 
 The generator records the collection's name in the docs folder's manifest, so a plain
 ``mkdocs build``, ``mkdocs serve`` or ``mkdocs gh-deploy`` shows the same title as
@@ -28,6 +29,8 @@ from generator.site.minify import minify_html
 from generator.site.output import MANIFEST_NAME
 from generator.site.search_index import write_search_index
 from generator.site.search_text import SEARCHED
+from generator.site.shared_files import write_shared_file
+from generator.site.theme_script_files import SCRIPTS_FOLDER, share_theme_scripts
 
 
 def on_config(config):
@@ -64,10 +67,17 @@ def on_post_page(output, page, config):
     if head and "</head>" in output:
         output = output.replace("</head>", head + "</head>", 1)
     output = _searched(output, page)
-    output = _finished_page(output, page.file.src_uri, page.meta.get("template", "main.html"), config)
-    # The theme's icons once in the site, not in every page (404.html keeps its own: it is served
-    # at any address, where a relative link to the icons would miss).
-    shared = share_icons(output, get_relative_url(ICONS_FOLDER, page.url or "./"))
+    # The theme's icons and inline scripts once in the site, not in every page (404.html keeps its
+    # own: it is served at any address, where a relative link to a file would miss).
+    page_url = page.url or "./"
+    output = _finished_page(
+        output,
+        page.file.src_uri,
+        page.meta.get("template", "main.html"),
+        config,
+        scripts_href=get_relative_url(SCRIPTS_FOLDER, page_url),
+    )
+    shared = share_icons(output, get_relative_url(ICONS_FOLDER, page_url))
     write_icon_file(Path(config["site_dir"]), shared)
     return shared.html
 
@@ -140,12 +150,19 @@ def on_post_template(output, template_name, config):
     return _finished_page(output, template_name, template_name, config)
 
 
-def _finished_page(output: str, name: str, template: str, config) -> str:
-    # Without its templates' indentation: the same page, a sixth smaller. Then the policy, hashing
-    # the inline scripts as they are written (minifying leaves scripts as they are).
+def _finished_page(output: str, name: str, template: str, config, scripts_href: str | None = None) -> str:
+    # Without its templates' indentation: the same page, a sixth smaller. With ``scripts_href``, the
+    # theme's inline scripts move into shared files there. Then the policy, hashing the inline
+    # scripts left as they are written (minifying leaves scripts as they are).
     live_reload = (config.get("extra") or {}).get(LIVE_RELOAD) is True
     theme = theme_scripts(config["theme"].dirs, (template,))
-    page = with_policy(minify_html(output), theme, live_reload=live_reload)
+    html_text = minify_html(output)
+    if scripts_href is not None:
+        shared = share_theme_scripts(html_text, theme, scripts_href)
+        for file_name, text in shared.files.items():
+            write_shared_file(Path(config["site_dir"]), f"{SCRIPTS_FOLDER}/{file_name}", text)
+        html_text = shared.html
+    page = with_policy(html_text, theme, live_reload=live_reload)
     for script in page.refused:
         log.warning(
             f"{name}: an inline script that is not the theme's is left out of the page's "

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.site.shared_files import write_shared_file
+
 ICONS_FOLDER = "assets/icons"
 
 _INLINE_ICON = re.compile(
@@ -72,15 +74,6 @@ def _icon_id(view_box: str, path: str) -> str:
 
 
 def write_icon_file(site_dir: Path, shared: SharedIcons) -> None:
-    """Write the page's symbol file unless an earlier page already did (the name is the content's
-    hash). A new file, never one rewritten in place: a site being updated may share its files with
-    the last one (hard links)."""
-    if shared.file_name is None:
-        return
-    target = site_dir / ICONS_FOLDER / shared.file_name
-    if target.is_file():
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(target.name + ".new")
-    staged.write_text(shared.file_content, encoding="utf-8")
-    staged.replace(target)
+    """Write the page's symbol file unless an earlier page already did (the name is the content's hash)."""
+    if shared.file_name is not None:
+        write_shared_file(site_dir, f"{ICONS_FOLDER}/{shared.file_name}", shared.file_content)
