@@ -50,7 +50,7 @@ def test_addresses_are_the_ones_mkdocs_writes(link: str, page: str, directory_ur
 
 def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder, monkeypatch) -> None:
     """Pages of every kind, long lists split over several pages, a hostile title among the papers."""
-    monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 3)
+    monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 1)
     source = tmp_path / "in.jsonl"
     location = SourceLocation(source, 1)
     papers = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]

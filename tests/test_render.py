@@ -12,7 +12,13 @@ from generator.analysis.analyse import analyse
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.site.hook import on_page_content
-from generator.site.render import PageRenderer, markdown_literal, markdown_text, markdown_title
+from generator.site.render import (
+    MIN_PAPERS_PER_KEYWORD_PAGE,
+    PageRenderer,
+    markdown_literal,
+    markdown_text,
+    markdown_title,
+)
 from tests.conftest import SAMPLE_ABSTRACTS
 
 
@@ -96,7 +102,7 @@ def test_rendered_pages_are_consistent(fake_embedder) -> None:
         for keyword in record["keywords"]:
             counts[keyword] = counts.get(keyword, 0) + 1
     keyword_pages = {path for path in files if path.startswith("keywords/") and path != "keywords/index.md"}
-    assert len(keyword_pages) == sum(1 for c in counts.values() if c >= 2)
+    assert len(keyword_pages) == sum(1 for c in counts.values() if c >= MIN_PAPERS_PER_KEYWORD_PAGE)
     assert "index.md" in files and "about.md" in files
 
 
@@ -106,7 +112,8 @@ def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
     evil = next(p for p in digest.papers if p.entry.paper.id == "evil")
     page = files[f"papers/{evil.entry.slug}.md"]
     front_matter = yaml.safe_load(page.split("---\n")[1])
-    assert set(front_matter) == {"title", "paper_id", "keywords", "citation"}
+    assert set(front_matter) == {"title", "paper_id", "keywords", "citation", "template"}
+    assert front_matter["template"] == "generated-page.html"
     assert front_matter["title"] == 'Evil "title" --- layout: x &lt;script&gt;'
     # The Google Scholar tags hold the text as it is: the hook escapes them as attributes.
     assert dict(front_matter["citation"])["citation_title"] == 'Evil "title" --- layout: x <script>'
@@ -161,6 +168,7 @@ def test_keyword_and_topic_pages_paginate(fake_embedder) -> None:
 
 def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 2)
+    monkeypatch.setattr("generator.site.render.MIN_PAPERS_PER_KEYWORD_PAGE", 2)  # pages enough to split
     digest = _digest(fake_embedder, _papers())
     files = PageRenderer().render(digest)
     pages = sorted(p for p in files if p.startswith("keyword-list/"))

@@ -32,8 +32,15 @@ from generator.site.search_text import SEARCHED
 from generator.site.shared_files import write_shared_file
 from generator.site.theme_script_files import SCRIPTS_FOLDER, share_theme_scripts
 
+THEME_FOLDER = Path(__file__).with_name("theme")
+"""Page templates of Paper Digest's own (``generated-page.html``), looked up after the owner's
+``custom_dir`` and before the theme."""
+
 
 def on_config(config):
+    dirs = config["theme"].dirs
+    if str(THEME_FOLDER) not in dirs:
+        dirs.insert(1 if config["theme"].custom_dir else 0, str(THEME_FOLDER))
     manifest = Path(config["docs_dir"]) / MANIFEST_NAME
     try:
         name = json.loads(manifest.read_text(encoding="utf-8")).get("name")

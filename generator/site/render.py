@@ -53,7 +53,11 @@ DATA_FILES = (MAP_DATA, EXPORT_NAME)
 BIBTEX_EXPORT_NAME = "papers.bib"
 """Every paper as a BibTeX entry, for reference managers. No map positions in it, so it is written
 with the pages, not after the map (``DATA_FILES``)."""
-MIN_PAPERS_PER_KEYWORD_PAGE = 2
+MIN_PAPERS_PER_KEYWORD_PAGE = 3
+"""A keyword gets a page of its own when this many papers share it. A keyword of two papers links to
+Explore filtered by it, which lists the same two: its own page would be 7 KB of the theme's header and
+navigation around two links, and such keywords are the most numerous (602 of 1,421 keyword pages at
+ICML 2024, 4.5 MB of its site)."""
 EXPLORE_PAGE = "explore.md"
 SAVED_PAGE = "saved.md"
 EXPLORE_DATA = "assets/explore.json"
@@ -545,6 +549,8 @@ class PageRenderer:
                 path=page.path,
                 page_number=page.number,
                 pages=page.links,
+                min_papers=MIN_PAPERS_PER_KEYWORD_PAGE,
+                explore_page=_relative(EXPLORE_PAGE, page.folder) or EXPLORE_PAGE,
                 keywords=[
                     {
                         "text": keyword,
