@@ -14,7 +14,7 @@ import pytest
 
 from generator.analysis.text import find_math_spans
 from generator.cli import main
-from generator.site.render import plain_title
+from generator.site.render import MIN_PAPERS_PER_KEYWORD_PAGE, plain_title
 from generator.site.search_text import readable_tex
 from tests.conftest import PROJECT_ROOT, broken_links, search_records
 
@@ -93,7 +93,9 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
         expected = [by_id[r["id"]]["url"] for r in record["related"]]
         assert [posixpath.normpath(posixpath.join(record["url"], h)) + "/" for h in related_links] == expected
         keyword_links = [h for h in links.links.get("main", []) if "/keywords/" in h]
-        assert len(keyword_links) == sum(1 for k in record["keywords"] if keyword_use[k] >= 2), record["url"]
+        assert len(keyword_links) == sum(
+            1 for k in record["keywords"] if keyword_use[k] >= MIN_PAPERS_PER_KEYWORD_PAGE
+        ), record["url"]
         for href in keyword_links:
             assert _resolve(site, record["url"], href).is_file(), href
 
