@@ -133,6 +133,46 @@ def test_related_do_not_depend_on_chunking(fake_embedder, monkeypatch: pytest.Mo
     assert sum(near == again for near, again in zip(whole, chunked, strict=True)) >= 0.9 * len(whole)
 
 
+def _neighbour_table(vectors: np.ndarray, count: int, approximate: bool) -> tuple[np.ndarray, np.ndarray]:
+    chunks = list(related.nearest_neighbours(vectors, count, approximate))
+    return np.vstack([c[1] for c in chunks]), np.vstack([c[2] for c in chunks])
+
+
+def test_approximate_neighbours_agree_with_the_exact_ones() -> None:
+    """The HNSW search finds (almost) the exact neighbours, best first, never the row itself, with
+    the exact similarities; a digest past APPROXIMATE_FROM takes it by default."""
+    random = np.random.default_rng(4)
+    centres = random.normal(size=(30, 48))
+    vectors = related.normalise_rows(centres[random.integers(0, 30, 3000)] + random.normal(size=(3000, 48)))
+    vectors = vectors.astype(np.float32)
+    exact, exact_scores = _neighbour_table(vectors, 5, approximate=False)
+    found, scores = _neighbour_table(vectors, 5, approximate=True)
+    rows = np.arange(len(vectors))[:, None]
+    assert not (found == rows).any() and (found >= 0).all()
+    assert (np.diff(scores, axis=1) <= 0).all()
+    np.testing.assert_allclose(scores, np.einsum("nd,nkd->nk", vectors, vectors[found]), atol=1e-5)
+    recall = np.mean([len(set(a) & set(b)) / 5 for a, b in zip(found, exact, strict=True)])
+    assert recall >= 0.98, recall
+    np.testing.assert_allclose(scores[:, 0], exact_scores[:, 0], atol=1e-5)
+
+
+def test_approximate_neighbours_of_a_tiny_set_fill_what_there_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fewer rows than the graph is asked for (it pads with -1): every other row, none twice."""
+    vectors = related.normalise_rows(np.random.default_rng(5).normal(size=(4, 8))).astype(np.float32)
+    found, _ = _neighbour_table(vectors, 5, approximate=True)
+    assert found.shape == (4, 3)
+    for row, neighbours in enumerate(found):
+        assert sorted(neighbours) == [i for i in range(4) if i != row]
+    monkeypatch.setattr(related, "APPROXIMATE_FROM", 4)
+    calls: list[int] = []
+    graph_search = related.approximate_candidates
+    monkeypatch.setattr(
+        related, "approximate_candidates", lambda v, c: calls.append(len(v)) or graph_search(v, c)
+    )
+    by_default, _ = _neighbour_table(vectors, 2, approximate=None)
+    assert calls == [4] and by_default.shape == (4, 2)
+
+
 _WORDS = ["graph", "neural", "networks", "language", "models", "the", "of", "convex", "loss", "gnns", "."]
 _VOCABULARY = ["graph", "graph neural", "neural networks", "loss", "unseen phrase"]
 
@@ -312,6 +352,36 @@ def test_a_map_worker_that_dies_is_replaced_by_a_layout_in_the_build(tmp_path: P
     laid_out = job.result()
     assert laid_out.method == "t-SNE" and laid_out.positions.shape == (60, 2)
     np.testing.assert_allclose(laid_out.positions, map_layout(embeddings).positions)
+
+
+def test_large_digests_are_laid_out_by_fft_tsne(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Past FFT_TSNE_FROM papers openTSNE lays the map out: a real layout (close points stay close),
+    deterministic, and cached under its own version (a scikit-learn layout is never read for it)."""
+    random = np.random.default_rng(3)
+    centres = random.normal(size=(4, 16)) * 4
+    group = np.repeat(np.arange(4), 60)
+    vectors = (centres[group] + random.normal(size=(240, 16))).astype(np.float32)
+    monkeypatch.setattr(paper_map, "FFT_TSNE_FROM", 200)
+    calls: list[int] = []
+    fft_tsne = paper_map._fft_tsne
+    monkeypatch.setattr(paper_map, "_fft_tsne", lambda v: calls.append(len(v)) or fft_tsne(v))
+    with related.one_thread():
+        positions, method = paper_map._fresh_layout(vectors)
+    assert method == "t-SNE" and calls == [240]
+    assert positions.shape == (240, 2) and positions.min() >= 0 and positions.max() <= 1
+    # Each point's 10 nearest on the map are mostly of its own group.
+    distances = ((positions[:, None] - positions[None]) ** 2).sum(-1)
+    np.fill_diagonal(distances, np.inf)
+    nearest = np.argsort(distances, axis=1)[:, :10]
+    assert (group[nearest] == group[:, None]).mean() > 0.9
+    with related.one_thread():
+        again, _ = paper_map._fresh_layout(vectors)
+    np.testing.assert_allclose(again, positions)
+
+    paper_map._write_cached(tmp_path, "key", positions)
+    assert paper_map._read_cached(tmp_path, "key", 240) is not None
+    monkeypatch.setattr(paper_map, "FFT_TSNE_FROM", 1_000)  # the same count now asks for the other method
+    assert paper_map._read_cached(tmp_path, "key", 240) is None
 
 
 # --- pages and export ----------------------------------------------------------------------------

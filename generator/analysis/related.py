@@ -56,6 +56,17 @@ LEXICAL_MAX_WORDS = 3
 and a match can then be explained by "graph neural networks" rather than "graph neural"."""
 SHARED_TERMS_PER_PAIR = 3
 ROWS_FOR_SPREAD = 600
+APPROXIMATE_FROM = 20_000
+"""From this many papers the neighbour passes search an HNSW graph instead of every row: the exact
+passes cost O(N²) (two of them, about 3 minutes at 50k papers on two cores), the graph about
+O(N log N), and at 50k it returns the exact five nearest for ``benchmarks/ann_recall.py``'s
+measured share of the papers."""
+HNSW_LINKS = 32
+HNSW_BUILD_BREADTH = 80
+HNSW_SEARCH_BREADTH = 96
+CANDIDATE_MARGIN = 10
+"""Extra candidates asked of the graph and re-ranked exactly, so a near tie at the boundary of the
+top ``count`` is settled by the true similarity."""
 
 # Words every research abstract uses: they say nothing about what two papers share.
 _ABSTRACT_WORDS = frozenset(
@@ -286,14 +297,22 @@ def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
     return apply_space(fit_space(counts, embeddings), counts, embeddings)
 
 
-def nearest_neighbours(vectors: np.ndarray, count: int) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+def nearest_neighbours(
+    vectors: np.ndarray, count: int, approximate: bool | None = None
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """For each row, the ``count`` other rows with the largest dot product, best first.
 
     Yields ``(first row, neighbour indices, similarities)`` per chunk of rows; ties go to the lower
-    index, so the order never depends on the chunking.
+    index, so the order never depends on the chunking. The candidates come from an HNSW graph
+    instead of all rows when ``approximate`` is true, by default from ``APPROXIMATE_FROM`` rows.
     """
     total = vectors.shape[0]
     count = min(count, total - 1)
+    if approximate is None:
+        approximate = total >= APPROXIMATE_FROM
+    if count > 0 and approximate:
+        yield from _ranked_candidates(vectors, approximate_candidates(vectors, count), count)
+        return
     for start in range(0, total, CHUNK_ROWS):
         similarity = vectors[start : start + CHUNK_ROWS] @ vectors.T
         rows = np.arange(similarity.shape[0])
@@ -303,9 +322,48 @@ def nearest_neighbours(vectors: np.ndarray, count: int) -> Iterator[tuple[int, n
             yield start, empty.astype(np.intp), empty
             continue
         candidates = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
-        scores = np.take_along_axis(similarity, candidates, axis=1)
-        order = np.lexsort((candidates, -scores), axis=1)
-        yield start, np.take_along_axis(candidates, order, 1), np.take_along_axis(scores, order, 1)
+        yield start, *_best_first(similarity[rows[:, None], candidates], candidates)
+
+
+def _best_first(scores: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.lexsort((candidates, -scores), axis=1)
+    return np.take_along_axis(candidates, order, 1), np.take_along_axis(scores, order, 1)
+
+
+def approximate_candidates(vectors: np.ndarray, count: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Per chunk of rows, about ``count`` + ``CANDIDATE_MARGIN`` near rows from a faiss HNSW graph
+    (inner product): ``(first row, candidate indices)``, -1 where the graph found fewer.
+
+    The graph is built on one thread: faiss inserts in parallel in an order that depends on the
+    threads, and the same digest must get the same related papers on every build.
+    """
+    import faiss
+
+    data = np.ascontiguousarray(vectors, dtype=np.float32)
+    faiss.omp_set_num_threads(1)
+    index = faiss.IndexHNSWFlat(data.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_BUILD_BREADTH
+    index.add(data)
+    wanted = count + 1 + CANDIDATE_MARGIN  # +1: the row itself comes back among its own neighbours
+    index.hnsw.efSearch = max(HNSW_SEARCH_BREADTH, wanted)
+    for start in range(0, len(data), CHUNK_ROWS):
+        _, candidates = index.search(data[start : start + CHUNK_ROWS], wanted)
+        yield start, candidates
+
+
+def _ranked_candidates(
+    vectors: np.ndarray, chunks: Iterator[tuple[int, np.ndarray]], count: int
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """The ``count`` best candidates of each row by their exact dot product, ties to the lower index
+    as in the exact search; the row itself and the graph's -1 fillers never count."""
+    for start, candidates in chunks:
+        rows = np.arange(start, start + len(candidates))
+        useless = (candidates < 0) | (candidates == rows[:, None])
+        safe = np.where(useless, 0, candidates)
+        scores = np.einsum("nd,nkd->nk", vectors[rows], vectors[safe])
+        scores[useless] = -np.inf
+        indices, ranked = _best_first(scores, safe)
+        yield start, indices[:, :count], ranked[:, :count]
 
 
 def expand_queries(
