@@ -15,11 +15,11 @@ On the NLP development set (track labels, ``benchmarks/related_quality.py``) thi
 against 0.291 for the plain embedding cosine and 0.260 for tf-idf (the built site's papers.json, five
 related papers each, scores 0.321 with the shared digest_eval.py).
 
-Scale: both neighbour passes (expansion, then the related papers) are exact and run over row
-chunks, so time is O(N² d) and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot
-products of ~430 dimensions, about 40 MB at a time. Past some 50k papers, ``nearest_neighbours`` is
-the one function to swap for an approximate index (HNSW or IVF, e.g. faiss or hnswlib) over the same
-vectors: every pass only asks for each paper's k nearest neighbours.
+Scale: both neighbour passes (expansion, then the related papers) only ask for each paper's k
+nearest rows. Below ``APPROXIMATE_FROM`` papers they are exact, over row chunks, so time is O(N² d)
+and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot products of ~430 dimensions,
+about 40 MB at a time. From there an HNSW graph (faiss) proposes the candidates and their exact dot
+products rank them.
 """
 
 from __future__ import annotations
