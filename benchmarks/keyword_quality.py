@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -39,6 +40,50 @@ def connectivity(keywords: list[list[str]]) -> tuple[int, int]:
     pages = sum(1 for count in use.values() if count >= 2)
     connected = sum(1 for paper in keywords if sum(1 for k in set(paper) if use[k] >= 2) >= 2)
     return connected, pages
+
+
+def _words(keyword: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", keyword.lower())
+
+
+def _initialism(keyword: str) -> str:
+    """LLMs -> llm, GNN -> gnn: an acronym's letters, a plural s dropped."""
+    letters = keyword[:-1] if keyword.endswith("s") and keyword[-2:-1].isupper() else keyword
+    return letters.lower()
+
+
+def slips(keywords: list[list[str]]) -> dict[str, int]:
+    """The visible slips a reader notices, counted on the output alone (not by the code that avoids
+    them): a lone word with a verb's -ize ending ("optimize"); a keyword that is part of another
+    keyword of the same paper ("wormhole" beside "wasserstein wormhole"); an acronym shown while
+    the digest also shows the phrase it abbreviates ("LLM" and "large language model")."""
+    shown = {k for paper in keywords for k in paper}
+    by_initials: dict[str, set[str]] = {}
+    for keyword in shown:
+        words = _words(keyword)
+        if len(words) >= 2:
+            by_initials.setdefault("".join(w[0] for w in words), set()).add(keyword)
+    verbs = contained = acronyms = 0
+    for paper in keywords:
+        for keyword in paper:
+            words = _words(keyword)
+            if len(words) == 1 and re.search(r"i[zs]e[sd]?$", words[0]) and len(words[0]) >= 7:
+                verbs += 1
+            if any(
+                other != keyword
+                and len(_words(other)) > len(words)
+                and f" {' '.join(words)} " in f" {' '.join(_words(other))} "
+                for other in paper
+            ):
+                contained += 1
+            if (
+                sum(c.isupper() for c in keyword) >= 2
+                and " " not in keyword
+                and _initialism(keyword) in by_initials
+            ):
+                acronyms += 1
+    return {"-ize verb alone": verbs, "part of another keyword of the paper": contained,
+            "acronym beside its expansion in the digest": acronyms}  # fmt: skip
 
 
 def main() -> None:
@@ -88,7 +133,7 @@ def main() -> None:
     connected, pages = connectivity(list(ours.values()))
     print(f"corpus {arguments.corpus} ({len(entries)} papers, {scored} with author keywords)")
     print(f"{'method':<44} {'F1@5':>6} {'P':>6} {'R':>6}")
-    print(f"{'paper-digest (candidates + KeyBERT + stats)':<44} {f1:>6.3f} {precision:>6.3f} {recall:>6.3f}")
+    print(f"{'paper-digest (candidates + KeyBERT + stats)':<44} {f1:>6.4f} {precision:>6.4f} {recall:>6.4f}")
     print(
         f"  {len(candidates.to_embed)} phrases embedded; papers embedded in {embedded - start:.1f}s, "
         f"keywords in {done - embedded:.1f}s ({embedder.misses} texts newly embedded, the rest cached)"
@@ -97,6 +142,8 @@ def main() -> None:
         f"  {connected} of {len(entries)} papers ({connected / len(entries):.1%}) "
         "have >= 2 keywords with a page;"
     )
+    found_slips = slips(list(ours.values()))
+    print(f"  slips in {sum(map(len, ours.values()))} keywords: {found_slips}")
     print(
         f"  {pages} keyword pages; most used: {Counter(k for v in ours.values() for k in v).most_common(8)}"
     )

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from generator.analysis.analyse import settle_titles
 from generator.analysis.embed import CachedEmbedder, EmbeddingCache
-from generator.analysis.keyphrases import abstract_candidates, canonical, canonical_key
+from generator.analysis.keyphrases import Candidate, abstract_candidates, canonical, canonical_key
 from generator.analysis.keyphrases.candidates import _span_key
 from generator.analysis.keyphrases.canonical import key_parts
-from generator.analysis.keywords import find_candidates, rank_keywords
+from generator.analysis.keywords import _only_inside, find_candidates, rank_keywords
 from generator.analysis.related import find_related
 from generator.cache.candidates import CandidateStore
 from generator.model import Keyword, Paper, SourceLocation
@@ -81,6 +81,51 @@ def test_keywords_come_from_clean_text(fake_embedder) -> None:
     assert "large language model" in [k.text for k in found[1]]
     assert not {"LLM", "LLMs", "large language models", "Large Language Models"} & set(words)
     assert all(2 <= len(paper) <= 5 for paper in found)
+
+
+def test_keywords_avoid_the_slips_a_reader_sees(fake_embedder) -> None:
+    """No lone -ize verb, no keyword that the abstract only uses inside another of its keywords, and
+    an acronym one abstract uses undefined takes the phrase another abstract of the digest defined."""
+    abstracts = [
+        "Wasserstein Wormhole embeds point clouds. We optimize the Wasserstein Wormhole encoder; "
+        "Wasserstein Wormhole scales to millions of point clouds.",
+        "Large language models (LLMs) follow instructions. Instruction tuning of large language models.",
+        "Watermarks for LLMs: a watermark survives paraphrases by LLMs.",
+        "Graph neural networks (GNNs) pass messages. We regularize GNN message passing.",
+    ]
+    candidates = find_candidates(abstracts, [None] * len(abstracts), 5)
+    found = [
+        [k.text for k in paper]
+        for paper in rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    ]
+    words = {k for paper in found for k in paper}
+    assert not {"optimize", "regularize"} & words
+    assert "wasserstein wormhole" in found[0] and "wormhole" not in found[0]
+    for paper, candidates in zip(found, find_candidates(abstracts, [None] * 4, 5).per_paper, strict=True):
+        for keyword in paper:
+            for other in paper:  # one inside the other: the abstract uses the shorter apart too
+                if keyword != other and f" {keyword} " in f" {other} ":
+                    assert candidates[keyword].count > candidates[other].count, paper
+    assert "large language model" in found[2] and not {"LLM", "LLMs"} & words
+    # A GNN-defining abstract resolves its own use; the initials must spell the acronym.
+    assert "graph neural network" in found[3] and "GNN" not in words
+    unresolved = find_candidates(["We watermark LLM outputs with LLM text detection."], [None], 5)
+    assert "llm" in unresolved.per_paper[0]  # no abstract of that digest defines it
+
+
+def test_a_shorter_keyword_used_apart_stays_beside_the_longer() -> None:
+    def counted(**counts: int) -> dict[str, Candidate]:
+        return {
+            key.replace("_", " "): Candidate(key.replace("_", " "), key, count)
+            for key, count in counts.items()
+        }
+
+    inside_only = counted(wormhole=3, wasserstein_wormhole=3)
+    assert _only_inside("wormhole", ["wasserstein wormhole"], inside_only)
+    assert _only_inside("wasserstein wormhole", ["wormhole"], inside_only)
+    apart_too = counted(reinforcement_learning=4, inverse_reinforcement_learning=2)
+    assert not _only_inside("reinforcement learning", ["inverse reinforcement learning"], apart_too)
+    assert not _only_inside("wormhole", ["wasserstein distance"], counted(wormhole=1, wasserstein_distance=1))
 
 
 @pytest.mark.parametrize(

@@ -57,10 +57,11 @@ and a match can then be explained by "graph neural networks" rather than "graph 
 SHARED_TERMS_PER_PAIR = 3
 ROWS_FOR_SPREAD = 600
 APPROXIMATE_FROM = 20_000
-"""From this many papers the neighbour passes search an HNSW graph instead of every row: the exact
-passes cost O(N²) (two of them, about 3 minutes at 50k papers on two cores), the graph about
-O(N log N), and at 50k it returns the exact five nearest for ``benchmarks/ann_recall.py``'s
-measured share of the papers."""
+"""From this many papers the neighbour passes search an HNSW graph instead of every row. On the 50k
+corpus (``benchmarks/ann_recall.py``, one thread): the expansion pass 41.9 s exact, 22.8 s by the
+graph, recall@5 0.9990; the related papers 43.7 s exact, 11.0 s by the graph, recall@5 0.9995, and
+99.8% of the papers get the very same list in the same order. The exact passes grow as N², the graph
+as about N log N."""
 HNSW_LINKS = 32
 HNSW_BUILD_BREADTH = 80
 HNSW_SEARCH_BREADTH = 96

@@ -177,8 +177,14 @@ def derive_title(abstract: str) -> str:
         last = end
     pieces.append(abstract[last:])
     title = _derive_plain_title(strip_markup("".join(pieces)))
-    title = re.sub(r"zqmath(\d+)zq+", lambda m: formulas[int(m.group(1))], title, flags=re.I)
-    return _WHITESPACE.sub(" ", title).strip()
+
+    def restore(match: re.Match[str]) -> str:
+        formula = formulas[int(match.group(1))]
+        # A placeholder the length limit cut short stands for a formula that does not fit: left out.
+        return formula if len(match.group(0)) >= len(formula) else ""
+
+    title = re.sub(r"zqmath(\d+)zq+", restore, title, flags=re.I)
+    return _WHITESPACE.sub(" ", title).strip() or "Untitled paper"
 
 
 def _derive_plain_title(plain: str) -> str:

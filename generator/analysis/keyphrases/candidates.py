@@ -71,6 +71,8 @@ def _weak(token: str) -> bool:
         or not any(c.isalpha() for c in word)
         or (len(word) == 1 and not token.isupper())
         or (word.endswith("ly") and word not in LY_NOUNS and len(word) > 4 and not is_acronym(token))
+        # "optimize", "regularizes": English makes verbs with -ize; its nouns so spelled are short
+        or (word.endswith(("ize", "izes")) and len(word) >= 7)
     )
 
 
