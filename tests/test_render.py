@@ -210,3 +210,30 @@ def test_a_tilde_reads_as_written() -> None:
     assert to_html(markdown_title("~1 B params") + ", " + markdown_literal("Jo~ ~Doe")) == (
         "<p>~1 B params, Jo~ ~Doe</p>"
     )
+
+
+def test_a_long_list_links_a_few_pages_and_every_page_is_reachable() -> None:
+    """Each page's pager shows the first, the last and its neighbours, with a gap mark where pages
+    are skipped; from the first page, following pager links reaches every page in a few steps."""
+    from collections import deque
+
+    from generator.site.render import _paginate, pager_numbers
+
+    assert pager_numbers(3, 12) == list(range(1, 13))
+    for total in (16, 27, 500, 4_321):
+        shown = {page: pager_numbers(page, total) for page in range(1, total + 1)}
+        assert max(map(len, shown.values())) <= 40  # grows with log(total)
+        assert all({1, total, page} <= set(numbers) for page, numbers in shown.items())
+        steps, queue = {1: 0}, deque([1])
+        while queue:
+            page = queue.popleft()
+            for other in shown[page]:
+                if other not in steps:
+                    steps[other] = steps[page] + 1
+                    queue.append(other)
+        assert len(steps) == total and max(steps.values()) <= 12, (total, max(steps.values()))
+    pages = _paginate(list(range(2_700)), 100, "index.md", "browse")
+    links = pages[13].links
+    assert [link["number"] for link in links] == [1, 10, 11, 12, 13, 14, 15, 16, 17, 20, 27]
+    assert [link["number"] for link in links if link["gap"]] == [10, 20, 27]
+    assert next(link for link in links if link["number"] == 15)["page"].endswith("browse/15.md")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import posixpath
 import re
 from collections import defaultdict
@@ -577,6 +578,29 @@ class _ListPage:
     """The position of its first item in the whole list."""
     items: list[Any]
     links: list[dict[str, Any]]
+    """The pages its pager links (``pager_numbers``), each with ``gap`` when pages are skipped before it."""
+
+
+PAGER_ALL_UP_TO = 15
+PAGER_WINDOW = 3
+
+
+def pager_numbers(current: int, total: int) -> list[int]:
+    """The page numbers a pager shows: all of a short list; of a long one the first, the last, the
+    pages next to ``current``, every multiple of the largest power of ten below ``total`` and, at each
+    smaller power down to ten, its multiples near ``current``. So ICML's 27 pages of papers show
+    7 to 11 links and 50,000 papers' 500 pages 14 to 22, not all 500 on each page (13 KB of a list
+    page, O(N²) over the site), and any page is a few clicks away."""
+    if total <= PAGER_ALL_UP_TO:
+        return list(range(1, total + 1))
+    shown = {1, total, *range(max(1, current - PAGER_WINDOW), min(total, current + PAGER_WINDOW) + 1)}
+    step = 10 ** int(math.log10(total))
+    shown.update(range(step, total + 1, step))
+    while step > 10:
+        step //= 10
+        low, high = max(step, current - 5 * step), min(total, current + 5 * step)
+        shown.update(range(low - low % step, high + 1, step))
+    return sorted(n for n in shown if 1 <= n <= total)
 
 
 def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str) -> list[_ListPage]:
@@ -586,7 +610,11 @@ def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str
     pages = []
     for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
         folder = path.rpartition("/")[0]
-        links = [{"number": n, "page": _relative(p, folder)} for n, p in enumerate(paths, start=1)]
+        numbers = pager_numbers(number, len(paths))
+        links = [
+            {"number": n, "page": _relative(paths[n - 1], folder), "gap": i > 0 and n > numbers[i - 1] + 1}
+            for i, n in enumerate(numbers)
+        ]
         pages.append(_ListPage(number, path, folder, (number - 1) * size, chunk, links))
     return pages
 
