@@ -141,19 +141,23 @@ class SimilarityScale:
 
 def similarity_scale(vectors: np.ndarray, pairs: int = PAIRS_SAMPLED, seed: int = 0) -> SimilarityScale:
     """The scale of a digest's (L2-normalised) vectors: every pair when there are at most ``pairs``
-    of them, else that many distinct pairs drawn at random (fixed seed, so builds agree)."""
+    of them, else ``pairs`` of the pairs among rows drawn at random (fixed seed, so builds agree).
+
+    Pairs among a random set of rows come from one small matrix product; drawing the pairs one by
+    one gathered two (pairs x dimensions) arrays, 700 MB and ~1.5 s at ICML 2024 on every build."""
     count = len(vectors)
     total = count * (count - 1) // 2
     if total == 0:
         return SimilarityScale(np.zeros(0, dtype=np.float32))
     if total <= pairs:
-        first, second = np.triu_indices(count, k=1)
+        rows = np.arange(count)
     else:
-        rng = np.random.default_rng(seed)
-        first = rng.integers(0, count, pairs)
-        second = (first + rng.integers(1, count, pairs)) % count  # never the paper itself
-    similarities = np.einsum("ij,ij->i", vectors[first], vectors[second])
-    return SimilarityScale(np.sort(similarities.astype(np.float32)))
+        needed = math.ceil((1 + math.sqrt(1 + 8 * pairs)) / 2)  # rows whose pairs number at least ``pairs``
+        rows = np.random.default_rng(seed).choice(count, needed, replace=False)
+    sample = np.asarray(vectors[rows], dtype=np.float32)
+    first, second = np.triu_indices(len(rows), k=1)
+    similarities = (sample @ sample.T)[first, second][:pairs]
+    return SimilarityScale(np.sort(similarities))
 
 
 def explain_related(
