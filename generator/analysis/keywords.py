@@ -112,6 +112,8 @@ def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str
         letters: min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
         for letters, counts in definitions.items()
     }
+    if not expansion_of:
+        return list(per_paper)
     resolved: list[dict[str, Candidate]] = []
     for candidates in per_paper:
         merged: dict[str, Candidate] = {}
@@ -119,7 +121,7 @@ def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str
             letters = _acronym_letters(candidate.form)
             target = expansion_of.get(letters) if letters and len(letters) >= 2 else None
             if target is None:
-                merged.setdefault(key, replace(candidate))
+                merged.setdefault(key, candidate)  # never changed in place: no copy
                 continue
             found = merged.get(target) or candidates.get(target)
             if found is None:
@@ -153,10 +155,11 @@ def _only_inside(key: str, picked: Sequence[str], candidates: dict[str, Candidat
         other_words = other.split()
         if len(words) == len(other_words):
             continue
-        (shorter, shorter_words), (longer, longer_words) = sorted(
-            ((key, words), (other, other_words)), key=lambda item: len(item[1])
-        )
-        if _contains(longer_words, shorter_words) and candidates[shorter].count <= candidates[longer].count:
+        shorter, longer = (key, other) if len(words) < len(other_words) else (other, key)
+        if (
+            _contains(longer.split(), shorter.split())
+            and candidates[shorter].count <= candidates[longer].count
+        ):
             return True
     return False
 
@@ -199,11 +202,13 @@ def rank_keywords(
             scored.append((score, spelling))
         scored.sort(key=lambda item: (-item[0], item[1]))
         picked: list[tuple[float, str]] = []
+        picked_keys: list[str] = []
         for score, spelling in scored:
             if len(picked) == top_n:
                 break
-            if not _only_inside(key_of[spelling], [key_of[other] for _, other in picked], paper_candidates):
+            if not _only_inside(key_of[spelling], picked_keys, paper_candidates):
                 picked.append((score, spelling))
+                picked_keys.append(key_of[spelling])
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
 

@@ -40,8 +40,8 @@ LARGE_LAYOUT_VERSION = "opentsne-fft-cosine-pca-init-1"
 FFT_TSNE_FROM = 5_000
 """From this many papers t-SNE is openTSNE's FIt-SNE (approximate neighbours, gradients
 interpolated on a grid by FFT: O(N)) instead of scikit-learn's Barnes-Hut (exact neighbours, O(N log N)
-with a larger constant). At 10k papers openTSNE took 32 s and 0.36 GB against scikit-learn's 103 s
-and 1.4 GB; below this size scikit-learn's layout is kept, as measured on ICML 2024."""
+with a larger constant), which at 50k papers (``benchmarks/scale.py``) laid the map out in its worker
+within the build. Below this size scikit-learn's layout is kept, as measured on ICML 2024."""
 MIN_PAPERS_FOR_TSNE = 50
 """Below this a t-SNE neighbourhood (perplexity) spans most of the digest and shows nothing PCA does not."""
 PERPLEXITY = 30.0
