@@ -7,7 +7,7 @@ keywords and labels removed; embeddings through the cached embedder) and prints,
 links (five per paper):
 
 - explained before: links whose two papers share one of their own top keywords (what the pages
-  showed), and links that fell back to "shared terms" (raw tf-idf words);
+  showed first);
 - explained now: links with at least one shared keyphrase from the digest's keyword vocabulary
   (``generator.analysis.explain``), and how many phrases a link shows;
 - generic: shown phrases that are a single vague word (the keyphrase word lists' generic words,
@@ -104,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     links = [link for near in related for link in near]
     new_links = [link for near in explained for link in near]
     before_keywords = sum(1 for link in links if link.shared_keywords)
-    before_terms = sum(1 for link in links if not link.shared_keywords and link.shared_terms)
     now = sum(1 for link in new_links if link.shared_keywords)
     shown = [phrase for link in new_links for phrase in link.shared_keywords]
     key_of = {spelling: key for key, spelling in candidates.spellings.items()}
@@ -118,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     first = [near[0].closeness for near in explained if near]
     fifth = [near[4].closeness for near in explained if len(near) >= 5]
     total = len(links)
-    unexplained = total - before_keywords - before_terms
+    unexplained = total - before_keywords
     vague = sum(map(generic, shown)) / max(len(shown), 1)
     print(
         f"{arguments.corpus.name}: {len(entries)} papers, {total} related links, "
@@ -126,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"  before: shared top-5 keyword {before_keywords / total:6.1%}   "
-        f"shared terms only {before_terms / total:6.1%}   unexplained {unexplained / total:6.1%}"
+        f"unexplained {unexplained / total:6.1%}"
     )
     print(
         f"  now:    shared keyphrase     {now / total:6.1%}   "
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     for index in range(min(arguments.show, len(entries))):
         print(f"- {entries[index].title[:80]}")
         for old, new in zip(related[index], explained[index], strict=True):
-            before = ", ".join(old.shared_keywords) or "terms: " + ", ".join(old.shared_terms)
+            before = ", ".join(old.shared_keywords) or "-"
             now_shown = ", ".join(new.shared_keywords) or "-"
             print(f"    {closeness_text(new.closeness)}: {now_shown}   ({before})")
     return 0

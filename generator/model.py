@@ -58,9 +58,6 @@ class RelatedPaper:
     """Position of the related paper in the digest's paper list."""
     score: float
     shared_keywords: tuple[str, ...]
-    shared_terms: tuple[str, ...] = ()
-    """Phrases both abstracts use, the largest share of their word overlap first (raw words, kept
-    in papers.json; pages explain a link by ``shared_keywords`` only)."""
     closeness: float | None = None
     """The share of the digest's pairs of papers at least this similar ("closest 1% of pairs")."""
 

@@ -30,7 +30,6 @@ from generator.analysis.related import (
     phrases,
     related_papers,
     same_word,
-    shared_terms,
 )
 from generator.analysis.topics import (
     assign_topics,
@@ -113,9 +112,6 @@ def test_related_in_the_joint_space_are_sane_and_explained(fake_embedder) -> Non
         for r in near:
             both = {k.text for k in keywords[index]} & {k.text for k in keywords[r.index]}
             assert set(r.shared_keywords) <= both
-            assert r.shared_terms, "every pair here shares words"
-            for term in r.shared_terms:
-                assert term in texts[index].lower() and term in texts[r.index].lower()
             same_theme.append(themes[r.index] == themes[index])
     assert np.mean(same_theme) > 0.9
 
@@ -208,18 +204,6 @@ def test_phrases_counted_once_match_counting_them_again(
         assert (common != expected).nnz == 0
     fixed = CountVectorizer(analyzer=analyzer, vocabulary=vocabulary)
     assert (counts.over(np.array(vocabulary)) != fixed.transform(texts)).nnz == 0
-
-
-def test_shared_terms_prefer_the_longer_phrase(fake_embedder) -> None:
-    texts = [
-        "Graph neural networks for molecules and graph neural networks for proteins.",
-        "We train graph neural networks on citation data.",
-        "Unrelated text about tokenizers.",
-    ]
-    lexical = paper_space(texts, fake_embedder.embed(texts)).lexical
-    assert lexical is not None
-    assert shared_terms(lexical, 0, 1) == ("graph neural networks",)
-    assert shared_terms(lexical, 0, 2) == ()
 
 
 # --- topics --------------------------------------------------------------------------------------

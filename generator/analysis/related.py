@@ -54,7 +54,6 @@ the joint space ties with the plain cosine at 20 and 57 papers and wins from 150
 LEXICAL_MAX_WORDS = 3
 """Phrases of up to three words: as good as two for the ranking (P@5 0.321 vs 0.322 on the dev set),
 and a match can then be explained by "graph neural networks" rather than "graph neural"."""
-SHARED_TERMS_PER_PAIR = 3
 ROWS_FOR_SPREAD = 600
 APPROXIMATE_FROM = 20_000
 """From this many papers the neighbour passes search an HNSW graph instead of every row. On the 50k
@@ -118,14 +117,6 @@ def same_word(a: str, b: str) -> bool:
 
 
 @dataclass(frozen=True)
-class LexicalView:
-    """tf-idf of the analysis texts over 1-3-word phrases (rows L2-normalised), with the phrases."""
-
-    matrix: sp.csr_matrix
-    terms: np.ndarray
-
-
-@dataclass(frozen=True)
 class PaperSpace:
     """Where papers are compared, one L2-normalised row per paper."""
 
@@ -134,8 +125,6 @@ class PaperSpace:
     expanded: np.ndarray
     """The joint vectors after query expansion: related papers are nearest neighbours here, and the
     paper map lays these out."""
-    lexical: LexicalView | None
-    """The tf-idf behind the lexical half, which explains each match."""
 
 
 def one_thread() -> threadpool_limits:
@@ -211,10 +200,11 @@ def _fit_idf(counts: PhraseCounts) -> tuple[np.ndarray, np.ndarray, sp.csr_matri
     return terms, idf.astype(np.float32), matrix
 
 
-def _lexical_view(counts: PhraseCounts, terms: np.ndarray, idf: np.ndarray) -> LexicalView | None:
+def _lexical_matrix(counts: PhraseCounts, terms: np.ndarray, idf: np.ndarray) -> sp.csr_matrix | None:
+    """The texts' tf-idf over the fitted phrases; ``None`` when there are none."""
     if not terms.size or not counts.matrix.shape[0]:
         return None
-    return LexicalView(matrix=_tfidf(counts.over(terms), idf), terms=terms)
+    return _tfidf(counts.over(terms), idf)
 
 
 def _cosine_spread(vectors: np.ndarray, seed: int = 0) -> float:
@@ -280,16 +270,16 @@ def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> 
     if counts.matrix.shape[0] != len(embeddings):
         raise ValueError(f"{counts.matrix.shape[0]} texts but {len(embeddings)} embeddings")
     with one_thread():
-        lexical = _lexical_view(counts, fit.terms, fit.idf)
+        lexical = _lexical_matrix(counts, fit.terms, fit.idf)
         embeddings = np.asarray(embeddings, dtype=np.float32)
         if fit.mean is None:
             vectors = normalise_rows(embeddings)
         else:
             parts = [normalise_rows(embeddings - fit.mean) / fit.semantic_spread]
             if fit.components is not None and lexical is not None:
-                parts.append(normalise_rows(lexical.matrix @ fit.components.T) / fit.topical_spread)
+                parts.append(normalise_rows(lexical @ fit.components.T) / fit.topical_spread)
             vectors = normalise_rows(np.hstack(parts))
-        return PaperSpace(vectors=vectors, expanded=expand_queries(vectors), lexical=lexical)
+        return PaperSpace(vectors=vectors, expanded=expand_queries(vectors))
 
 
 def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
@@ -381,50 +371,10 @@ def expand_queries(
     return normalise_rows(expanded)
 
 
-def _row(matrix: sp.csr_matrix, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """One row's column indices and values, read straight from the CSR arrays (slicing a scipy
-    matrix row by row costs ten times more)."""
-    span = slice(matrix.indptr[index], matrix.indptr[index + 1])
-    return matrix.indices[span], matrix.data[span]
-
-
-def _overlap(words: frozenset[str], others: frozenset[str]) -> bool:
-    return any(same_word(a, b) for a in words for b in others)
-
-
-def shared_terms(
-    lexical: LexicalView, first: int, second: int, limit: int = SHARED_TERMS_PER_PAIR
-) -> tuple[str, ...]:
-    """The phrases both papers use, by their share of the two papers' tf-idf cosine. A longer
-    phrase takes the place of the picked phrases it contains ("graph", "neural networks" -> "graph
-    neural networks"); otherwise no word is shown twice."""
-    (terms_a, weights_a), (terms_b, weights_b) = _row(lexical.matrix, first), _row(lexical.matrix, second)
-    common, at_a, at_b = np.intersect1d(terms_a, terms_b, assume_unique=True, return_indices=True)
-    contribution = weights_a[at_a] * weights_b[at_b]
-    picked: list[frozenset[str]] = []
-    names: dict[frozenset[str], str] = {}
-    for position in np.lexsort((common, -contribution)):
-        term = str(lexical.terms[common[position]])
-        words = frozenset(term.split())
-        contained = [p for p in picked if p < words]
-        if any(_overlap(words, p) for p in picked if p not in contained):
-            continue  # "bandit" after "bandits"
-        if contained:
-            picked[picked.index(contained[0])] = words
-            picked = [p for p in picked if p not in contained[1:]]
-        elif len(picked) < limit:
-            picked.append(words)
-        else:
-            continue
-        names[words] = term
-    return tuple(names[p] for p in picked)
-
-
 def find_related(
     vectors: np.ndarray,
     keywords: Sequence[Sequence[Keyword]],
     count: int,
-    lexical: LexicalView | None = None,
 ) -> list[list[RelatedPaper]]:
     """The ``count`` nearest other papers for each paper, best first, with what they share.
 
@@ -442,7 +392,6 @@ def find_related(
                         index=int(j),
                         score=min(1.0, round(float(similarity), 4)),
                         shared_keywords=tuple(k.text for k in keywords[index] if k.text in keyword_sets[j]),
-                        shared_terms=shared_terms(lexical, index, int(j)) if lexical is not None else (),
                     )
                     for j, similarity in zip(neighbours, similarities, strict=True)
                     if round(float(similarity), 4) > 0
@@ -456,4 +405,4 @@ def related_papers(
 ) -> list[list[RelatedPaper]]:
     """Each paper's ``count`` most related papers: nearest neighbours of the expanded joint vectors."""
     with one_thread():
-        return find_related(space.expanded, keywords, count, space.lexical)
+        return find_related(space.expanded, keywords, count)

@@ -99,7 +99,6 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
                     index=int(r["index"]),
                     score=float(r["score"]),
                     shared_keywords=tuple(r["shared_keywords"]),
-                    shared_terms=tuple(r["shared_terms"]),
                     closeness=None if r.get("closeness") is None else float(r["closeness"]),
                 )
                 for r in record["related"]

@@ -434,7 +434,6 @@ class PageRenderer:
                         "score": r.score,
                         "closeness": r.closeness,
                         "shared_keywords": list(r.shared_keywords),
-                        "shared_terms": list(r.shared_terms),
                     }
                     for r in paper.related
                 ],
