@@ -17,6 +17,7 @@ from generator.project.settings import Settings
 from generator.site.mkdocs_config import configured_site_url
 from generator.site.output import (
     DocsWriteReport,
+    LazyFile,
     StagedOutput,
     asset_files,
     build_lock,
@@ -190,11 +191,11 @@ def _write_and_build(
             templates_override=override if override.is_dir() else None,
         )
         if map_is_late:
-            files: dict[str, str | bytes] = dict(renderer.render_pages(pending.digest))
+            files: dict[str, str | bytes | LazyFile] = dict(renderer.page_files(pending.digest))
             files.update(dict.fromkeys(DATA_FILES, ""))
         else:
             digest = analysis.complete()
-            files = dict(renderer.render(digest))
+            files = renderer.page_files(digest) | renderer.render_data(digest)
         files.update(asset_files())
         files.update(mathjax_files())
         project_docs = settings.project_root / "docs"

@@ -11,8 +11,10 @@ import pytest
 
 from generator.build import BuildRequest, build_digest
 from generator.errors import DigestError
+from generator.model import AnalysedPaper, Digest
 from generator.progress import Reporter
 from generator.project.settings import load_settings
+from generator.site.output import MANIFEST_NAME
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, search_records, write_text_input
 
 
@@ -214,3 +216,87 @@ def test_no_docs_file_is_written_outside_the_docs_folder(tmp_path: Path, relativ
     finally:
         output.discard()
     assert sorted(p.name for p in tmp_path.rglob("*")) == []
+
+
+def _paper_pages_rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from generator.site.render import PageRenderer
+
+    rendered: list[str] = []
+    real = PageRenderer._paper_page
+
+    def counted(self: PageRenderer, digest: Digest, paper: AnalysedPaper, shown: dict) -> str:
+        rendered.append(paper.entry.slug)
+        return real(self, digest, paper, shown)
+
+    monkeypatch.setattr(PageRenderer, "_paper_page", counted)
+    return rendered
+
+
+def test_a_rebuild_renders_only_the_paper_pages_whose_content_changed(
+    project: dict, fake_embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_topics_related import themed_corpus
+
+    texts, _ = themed_corpus(20)  # 60 papers: an edit changes a few related lists, not all
+    records = [
+        {"id": f"p{i}", "title": t.split(". ", 1)[0], "abstract": t.split(". ", 1)[1]}
+        for i, t in enumerate(texts)
+    ]
+    source = project["root"] / "papers.jsonl"
+
+    def write(rows: list[dict]) -> None:
+        source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    write(records)
+    settings, request = project["settings"], replace(project["request"], inputs=(source,))
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    rendered = _paper_pages_rendered(monkeypatch)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert rendered == [], "nothing changed: no paper page is rendered"
+
+    records[7] = {**records[7], "abstract": records[7]["abstract"] + " We also release our code."}
+    write(records)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert 1 <= len(rendered) <= len(records) // 2, rendered
+    edited = next(
+        p for p in (request.docs_dir / "papers").glob("*.md") if "release our code" in p.read_text()
+    )
+    assert edited.stem in rendered
+
+    # The kept pages are exactly what a build from nothing writes.
+    full = replace(
+        request, docs_dir=project["root"] / "full" / "docs", site_dir=project["root"] / "full" / "site"
+    )
+    build_digest(settings, full, Reporter(quiet=True), fake_embedder)
+    generated = set(json.loads((full.docs_dir / MANIFEST_NAME).read_text())["files"])
+    assert {k: v for k, v in snapshot(request.docs_dir).items() if k in generated} == {
+        k: v for k, v in snapshot(full.docs_dir).items() if k in generated
+    }
+
+
+def test_a_paper_page_edited_by_hand_or_deleted_is_rendered_again(
+    project: dict, fake_embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    first, second = sorted((request.docs_dir / "papers").glob("*.md"))[:2]
+    made = first.read_bytes(), second.read_bytes()
+    first.write_text("# Changed by hand\n")
+    second.unlink()
+    rendered = _paper_pages_rendered(monkeypatch)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert sorted(rendered) == sorted([first.stem, second.stem])
+    assert (first.read_bytes(), second.read_bytes()) == made
+
+
+def test_paper_pages_are_keyed_by_code_templates_and_options(tmp_path: Path) -> None:
+    from generator.site.render import PageRenderer, RenderOptions
+
+    shipped = PageRenderer()._paper_template_key()
+    assert shipped is not None and shipped == PageRenderer()._paper_template_key()
+    assert PageRenderer(RenderOptions(site_url="https://example.org/"))._paper_template_key() != shipped
+    (tmp_path / "keyword.md.j2").write_text("{{ keyword }}\n")
+    assert PageRenderer(templates_override=tmp_path)._paper_template_key() not in (None, shipped)
+    # A paper template of the project's own may read anything of the digest: always rendered.
+    (tmp_path / "paper.md.j2").write_text("{{ digest.name }}\n")
+    assert PageRenderer(templates_override=tmp_path)._paper_template_key() is None

@@ -9,7 +9,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,6 +26,16 @@ SITE_STAMP = ".paper-digest-build"
 
 MATHJAX_FILES = ("tex-mml-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions")
 MATHJAX_TARGET = "assets/mathjax"
+
+
+@dataclass(frozen=True)
+class LazyFile:
+    """A docs file rendered only when needed. ``key`` names everything its content is made from:
+    when the docs folder holds the file a previous build made from the same key, unchanged, that
+    file is kept and ``render`` never runs. With no key it is always rendered."""
+
+    key: str | None
+    render: Callable[[], str]
 
 
 @dataclass(frozen=True)
@@ -130,7 +140,7 @@ class StagedOutput:
             )
 
     def write_docs(
-        self, files: Mapping[str, str | bytes], digest_name: str, hand_written_from: Path | None
+        self, files: Mapping[str, str | bytes | LazyFile], digest_name: str, hand_written_from: Path | None
     ) -> DocsWriteReport:
         """Stage ``files``, plus every file in the current docs folder that the generator did not write
         (hand-written pages, theme overrides), plus the project's hand-written docs when building elsewhere.
@@ -138,8 +148,11 @@ class StagedOutput:
         Unchanged files are hard links to the current ones, so their timestamps stay and MkDocs' reload
         stays quick; changed files are new files, so the current docs are never modified in place.
         """
-        previous = set(read_manifest(self.docs_dir).get("files", []))
-        wanted: dict[str, bytes] = {
+        manifest = read_manifest(self.docs_dir)
+        previous = set(manifest.get("files", []))
+        made_from = manifest.get("keys")
+        made_from = made_from if isinstance(made_from, dict) else {}
+        wanted: dict[str, bytes | LazyFile] = {
             path: content.encode("utf-8") if isinstance(content, str) else content
             for path, content in files.items()
         }
@@ -155,9 +168,17 @@ class StagedOutput:
 
         self._digests.clear()
         self._changed.clear()
+        keys: dict[str, list[str]] = {}
         for relative, content in sorted(wanted.items()):
-            self._stage_doc(relative, content)
-        manifest = {"name": digest_name, "files": sorted(files)}
+            if not isinstance(content, LazyFile):
+                self._stage_doc(relative, content)
+            elif content.key is None:
+                self._stage_doc(relative, content.render().encode("utf-8"))
+            elif self._keep_made_from(relative, content.key, made_from.get(relative)):
+                keys[relative] = made_from[relative]
+            else:
+                keys[relative] = [content.key, self._stage_doc(relative, content.render().encode("utf-8"))]
+        manifest = {"name": digest_name, "files": sorted(files), "keys": keys}
         (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         self._removed = len(previous - files.keys())
         self._removed_files = tuple(sorted(previous - wanted.keys()))
@@ -178,8 +199,30 @@ class StagedOutput:
                     built.write_bytes(data)
         return self._counted_report()
 
-    def _stage_doc(self, relative: str, content: bytes) -> None:
-        """Unchanged files are hard links to the current ones; changed ones new files."""
+    def _keep_made_from(self, relative: str, key: str, recorded: object) -> bool:
+        """Stage the current docs file as it is when the manifest says it was made from ``key`` and
+        it still holds what was written then (not edited or damaged since)."""
+        if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
+            return False
+        current = _inside(self.docs_dir, relative)
+        try:
+            content = current.read_bytes()
+        except OSError:
+            return False
+        digest = hashlib.sha256(content).digest()
+        if digest.hex()[: len(str(recorded[1]))] != recorded[1]:
+            return False
+        target = _inside(self.staged_docs, relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        _link_or_copy(current, target)
+        self._digests[relative] = digest
+        self._changed.discard(relative)
+        return True
+
+    def _stage_doc(self, relative: str, content: bytes) -> str:
+        """Unchanged files are hard links to the current ones; changed ones new files. Returns the
+        start of the content's sha256, as the manifest records it."""
         self._digests[relative] = hashlib.sha256(content).digest()
         target = _inside(self.staged_docs, relative)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -191,6 +234,7 @@ class StagedOutput:
         else:
             target.write_bytes(content)
             self._changed.add(relative)
+        return self._digests[relative].hex()[:32]
 
     def _counted_report(self) -> DocsWriteReport:
         fingerprint = hashlib.sha256()

@@ -7,6 +7,8 @@ link to anything but http(s)) or as an escaped plain string.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
 import json
 import math
@@ -22,12 +24,13 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 from markupsafe import Markup, escape
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
-from generator import __version__
+from generator import __version__, source_fingerprint
 from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
 from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
 from generator.site.feed import FEED_NAME, atom_feed
+from generator.site.output import LazyFile
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -286,6 +289,27 @@ class PageRenderer:
 
     def render_pages(self, digest: Digest) -> dict[str, str]:
         """The Markdown pages; no page shows a map position."""
+        return {
+            path: page.render() if isinstance(page, LazyFile) else page
+            for path, page in self.page_files(digest).items()
+        }
+
+    def _paper_template_key(self) -> str | None:
+        """What every paper page's key starts with: the code, the options and every template as
+        loaded. ``None`` when an override replaces the paper template: it may read anything of the
+        digest, so only rendering it tells whether it changed."""
+        loader, environment = self.environment.loader, self.environment
+        _, filename, _ = loader.get_source(environment, "paper.md.j2")
+        if filename is None or Path(filename).parent != TEMPLATES_DIR:
+            return None
+        seen = hashlib.sha256(source_fingerprint().encode() + repr(self.options).encode())
+        for name in sorted(environment.list_templates()):
+            seen.update(name.encode() + b"\0" + loader.get_source(environment, name)[0].encode() + b"\0")
+        return seen.hexdigest()
+
+    def page_files(self, digest: Digest) -> dict[str, str | LazyFile]:
+        """The Markdown pages, each paper's page as a ``LazyFile``: keyed by everything it shows, so a
+        rebuild renders only the papers whose page changed."""
         keyword_papers = _keyword_index(digest.papers)
         keyword_pages = {
             keyword: f"{KEYWORDS_DIR}/{keyword_slug(keyword)}.md"
@@ -294,7 +318,8 @@ class PageRenderer:
         }
         paper_paths = _paper_paths(digest)
         topic_paths = _topic_paths(digest)
-        files: dict[str, str] = {}
+        files: dict[str, str | LazyFile] = {}
+        template_key = self._paper_template_key()
 
         for index, paper in enumerate(digest.papers):
             path = paper_paths[index]
@@ -310,18 +335,10 @@ class PageRenderer:
                     "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
                 }
 
-            files[path] = self._template("paper.md.j2").render(
-                digest=digest,
+            shown = dict(
                 paper=_paper_view(paper),
                 authors=list(source.authors),
                 explore=explore,
-                # A link that is not http(s) stays out of the entry, as it stays off the page.
-                bibtex=bibtex_entry(
-                    paper.entry
-                    if not source.url or is_safe_url(source.url)
-                    else replace(paper.entry, paper=replace(source, url=None))
-                ),
-                citation=citation_meta(paper),
                 keywords=[keyword_link(k.text) for k in paper.keywords],
                 author_keywords=[keyword_link(k) for k in paper.author_keywords],
                 topic=None
@@ -335,13 +352,19 @@ class PageRenderer:
                     {
                         "title": digest.papers[r.index].entry.title,
                         "page": _relative(paper_paths[r.index], PAPERS_DIR),
-                        "score": r.score,
+                        # as the page shows it, so the page's key changes only when the page does
+                        "score": round(r.score, 2),
                         "closeness": None if r.closeness is None else closeness_text(r.closeness),
                         "shared_keywords": list(r.shared_keywords),
                     }
                     for r in paper.related
                 ],
             )
+            page = LazyFile(
+                key=_page_key(template_key, path, paper, shown) if template_key else None,
+                render=functools.partial(self._paper_page, digest, paper, shown),
+            )
+            files[path] = page if page.key else page.render()
         files.update(self._topic_pages(digest, paper_paths, topic_paths))
         files[MAP_PAGE] = self._map_page(digest)
 
@@ -375,6 +398,20 @@ class PageRenderer:
             min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
         )
         return files
+
+    def _paper_page(self, digest: Digest, paper: AnalysedPaper, shown: dict[str, Any]) -> str:
+        source = paper.entry.paper
+        return self._template("paper.md.j2").render(
+            digest=digest,
+            # A link that is not http(s) stays out of the entry, as it stays off the page.
+            bibtex=bibtex_entry(
+                paper.entry
+                if not source.url or is_safe_url(source.url)
+                else replace(paper.entry, paper=replace(source, url=None))
+            ),
+            citation=citation_meta(paper),
+            **shown,
+        )
 
     def _root_of(self, markdown_path: str) -> str:
         """The site's root as a URL relative to the page of ``markdown_path``."""
@@ -616,6 +653,14 @@ def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str
         ]
         pages.append(_ListPage(number, path, folder, (number - 1) * size, chunk, links))
     return pages
+
+
+def _page_key(template_key: str, path: str, paper: AnalysedPaper, shown: dict[str, Any]) -> str:
+    """A paper page's inputs, hashed: what the template is shown and the entry its BibTeX entry and
+    citation tags are made from, without where in the input files the paper was read (moving a
+    paper within a file does not change its page)."""
+    entry = replace(paper.entry, paper=replace(paper.entry.paper, source=None))
+    return hashlib.sha256(repr((template_key, path, entry, shown)).encode()).hexdigest()[:32]
 
 
 def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
