@@ -17,6 +17,7 @@ from generator.analysis.keyphrases.canonical import key_parts
 from generator.analysis.keywords import _only_inside, find_candidates, rank_keywords
 from generator.analysis.related import find_related
 from generator.cache.candidates import CandidateStore
+from generator.cache.database import open_cache
 from generator.model import Keyword, Paper, SourceLocation
 from tests.conftest import SAMPLE_ABSTRACTS
 
@@ -223,3 +224,47 @@ def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
         store = CandidateStore(tmp_path)
         assert store.candidates(abstracts, titles) == expected and store.extracted == len(abstracts)
     database.close()
+
+
+def test_keyword_similarities_are_kept_so_an_edit_runs_keybert_for_one_paper(
+    fake_embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.analysis import keywords as keywords_module
+    from generator.cache.similarities import KIND, SimilarityStore
+
+    abstracts = [
+        "Graph neural networks pass messages between nodes of molecular graphs.",
+        "Message passing in graph neural networks for citation graphs and node labels.",
+        "Diffusion models generate images; score matching trains diffusion models.",
+        "Score matching for diffusion models of audio, and faster sampling of diffusion models.",
+    ]
+    ranked: list[int] = []
+    real = keywords_module._keybert_similarities
+
+    def counted(
+        per_paper: list[list[str]], spellings: list[str], paper_vectors: np.ndarray, phrases: np.ndarray
+    ) -> list[dict[str, float]]:
+        ranked.append(len(per_paper))
+        return real(per_paper, spellings, paper_vectors, phrases)
+
+    monkeypatch.setattr(keywords_module, "_keybert_similarities", counted)
+
+    def run(texts: list[str], store: SimilarityStore | None) -> list[list[Keyword]]:
+        candidates = find_candidates(texts, [None] * len(texts), 5)
+        return rank_keywords(candidates, fake_embedder.embed(texts), fake_embedder, 5, store=store)
+
+    store = SimilarityStore(tmp_path, fake_embedder.name)
+    unstored = run(abstracts, None)
+    assert run(abstracts, store) == unstored and ranked == [4, 4]
+    assert run(abstracts, store) == unstored and ranked[-1] == 0, "all four read back"
+
+    edited = [*abstracts[:3], abstracts[3] + " Score matching again."]
+    assert run(edited, store) == run(edited, None)
+    assert ranked[-2:] == [1, 4], "only the edited paper was ranked by KeyBERT"
+
+    # A row that does not hold one value per candidate is ranked again, never trusted.
+    database = open_cache(tmp_path)
+    database._connection.execute("UPDATE entries SET data = x'00' WHERE kind = ?", (KIND,))
+    database._connection.commit()
+    database.close()
+    assert run(edited, store) == run(edited, None) and ranked[-2:] == [4, 4]

@@ -28,7 +28,13 @@ def test_every_store_writes_into_one_database(tmp_path: Path, fake_embedder: Fak
     assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.startswith(CACHE_DATABASE)] == []
     with sqlite3.connect(tmp_path / "cache" / CACHE_DATABASE) as database:
         kinds = {kind for (kind,) in database.execute("SELECT DISTINCT kind FROM entries")}
-    assert kinds == {"keyphrase candidates", "digest fit", "map layout", "last analysis"}
+    assert kinds == {
+        "keyphrase candidates",
+        "keyword similarities",
+        "digest fit",
+        "map layout",
+        "last analysis",
+    }
 
 
 def test_a_failed_write_keeps_what_was_stored(tmp_path: Path) -> None:

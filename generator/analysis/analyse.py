@@ -18,6 +18,7 @@ from generator.analysis.related import apply_space, count_phrases, fit_space, re
 from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
 from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
+from generator.cache.similarities import SimilarityStore
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter, plural
 
@@ -127,7 +128,14 @@ def analyse(
         )
         advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
-        keywords = rank_keywords(candidates, vectors, embedder, keywords_per_paper, advance)
+        keywords = rank_keywords(
+            candidates,
+            vectors,
+            embedder,
+            keywords_per_paper,
+            advance,
+            store=SimilarityStore(cache_dir, embedder.name) if cache_dir is not None else None,
+        )
     embedded = EmbeddingCounts(
         papers=papers_embedded,
         phrases=getattr(embedder, "misses", papers_embedded + len(candidates.to_embed))

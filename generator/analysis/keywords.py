@@ -27,6 +27,7 @@ from generator.analysis.embed import Embedder
 from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus_spellings
 from generator.analysis.keyphrases.canonical import is_acronym
 from generator.cache.candidates import CandidateStore
+from generator.cache.similarities import SimilarityStore, similarity_key
 from generator.model import Keyword
 from generator.progress import Advance
 
@@ -171,18 +172,48 @@ def rank_keywords(
     top_n: int,
     progress: Advance | None = None,
     weights: KeywordWeights | None = None,
+    store: SimilarityStore | None = None,
 ) -> list[list[Keyword]]:
-    """``top_n`` keywords per paper, best first, in the digest-wide spelling."""
+    """``top_n`` keywords per paper, best first, in the digest-wide spelling. ``store`` keeps KeyBERT's
+    similarities of each paper between builds, so only papers whose embedding or candidates changed
+    are ranked by KeyBERT again (and only their phrases embedded)."""
     weights = weights or KeywordWeights()
     if not candidates.per_paper:
         return []
-    spellings = [candidates.spellings[key] for key in candidates.to_embed]
+    embedded = set(candidates.to_embed)
+    per_paper_spellings = [
+        [candidates.spellings[key] for key in paper if key in embedded] for paper in candidates.per_paper
+    ]
+    model_name = getattr(embedder, "name", type(embedder).__name__)
+    keys = [
+        similarity_key(model_name, vector, spellings)
+        for vector, spellings in zip(paper_vectors, per_paper_spellings, strict=True)
+    ]
+    stored = store.load(keys, [len(s) for s in per_paper_spellings]) if store else [None] * len(keys)
+    missing = [index for index, values in enumerate(stored) if values is None]
+    needed = sorted({spelling for index in missing for spelling in per_paper_spellings[index]})
     phrase_vectors = (
-        embedder.embed(spellings, progress)
-        if spellings
+        embedder.embed(needed, progress)
+        if needed
         else np.zeros((0, paper_vectors.shape[1]), dtype=np.float32)
     )
-    similarities = _keybert_similarities(candidates, spellings, paper_vectors, phrase_vectors)
+    if progress is not None and len(needed) < len(candidates.to_embed):
+        progress(len(candidates.to_embed) - len(needed))  # the phrases of papers ranked before
+    found = _keybert_similarities(
+        [per_paper_spellings[index] for index in missing], needed, paper_vectors[missing], phrase_vectors
+    )
+    similarities: list[dict[str, float]] = []
+    new: dict[str, np.ndarray] = {}
+    ranked = iter(found)
+    for key, spellings, values in zip(keys, per_paper_spellings, stored, strict=True):
+        if values is None:
+            similarity = next(ranked)
+            new[key] = np.array([similarity.get(s, np.nan) for s in spellings], dtype=np.float64)
+        else:
+            similarity = {s: float(v) for s, v in zip(spellings, values, strict=True) if not np.isnan(v)}
+        similarities.append(similarity)
+    if store is not None:
+        store.save(new, keep_only=keys)
     log_papers = math.log(max(len(candidates.per_paper), 2))
     key_of = {spelling: key for key, spelling in candidates.spellings.items()}
     keywords: list[list[Keyword]] = []
@@ -214,14 +245,14 @@ def rank_keywords(
 
 
 def _keybert_similarities(
-    candidates: Candidates, spellings: list[str], paper_vectors: np.ndarray, phrase_vectors: np.ndarray
+    per_paper_spellings: list[list[str]],
+    spellings: list[str],
+    paper_vectors: np.ndarray,
+    phrase_vectors: np.ndarray,
 ) -> list[dict[str, float]]:
-    """KeyBERT's ranking, run in its batched form over all papers at once: for each paper, the
-    cosine similarity of each of its embedded candidates to the paper's embedding."""
-    embedded = set(candidates.to_embed)
-    per_paper_spellings = [
-        [candidates.spellings[key] for key in paper if key in embedded] for paper in candidates.per_paper
-    ]
+    """KeyBERT's ranking, run in its batched form over the given papers at once: for each paper, the
+    cosine similarity of each of its candidates (``spellings``, embedded as ``phrase_vectors``) to
+    the paper's embedding."""
     # KeyBERT takes documents and a vectorizer; here each document is its paper's position, and the
     # vectorizer hands KeyBERT the candidates already found, in the order of ``phrase_vectors``.
     documents = [str(position) for position in range(len(per_paper_spellings))]
