@@ -92,3 +92,19 @@ def test_vectors_of_an_older_cache_folder_move_in(tmp_path: Path, fake_embedder:
         p.name for p in tmp_path.iterdir() if p.name.startswith(CACHE_DATABASE)
     )
     embedder.cache.close()
+
+
+def test_the_last_analysis_reads_back_as_it_was(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
+    from generator.analysis.analyse import analyse
+    from generator.cache.analysis import AnalysisCache
+    from generator.model import Collection
+    from generator.progress import Reporter
+    from tests.test_topics_related import papers_of, themed_corpus
+
+    collection = Collection("Themes", papers_of(themed_corpus(20)[0]))
+    digest = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5, tmp_path / "fit").complete()
+    assert any(r.closeness is not None and r.shared_keywords for p in digest.papers for r in p.related)
+    store = AnalysisCache(tmp_path, fake_embedder.name)
+    store.save("key", digest)
+    assert store.load("key", collection, fake_embedder.name) == digest
+    assert store.load("other key", collection, fake_embedder.name) is None

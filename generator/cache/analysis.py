@@ -71,7 +71,16 @@ class AnalysisCache:
             "papers": [
                 {
                     "keywords": [[k.text, k.score] for k in paper.keywords],
-                    "related": [asdict(r) for r in paper.related],
+                    # Field by field: ``asdict`` deep-copies each link and cost a second at ICML 2024.
+                    "related": [
+                        {
+                            "index": r.index,
+                            "score": r.score,
+                            "shared_keywords": r.shared_keywords,
+                            "closeness": r.closeness,
+                        }
+                        for r in paper.related
+                    ],
                     "author_keywords": paper.author_keywords,
                     "topic": paper.topic,
                     "map_position": paper.map_position,
