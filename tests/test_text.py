@@ -101,3 +101,25 @@ def test_slugs_are_stable_and_safe() -> None:
         assert "/" not in made and ".." not in made and len(made) <= 70
     assert paper_slug("∑∏", "id").startswith("paper-") or paper_slug("∑∏", "id")
     assert keyword_slug("Large Language Models") == "large-language-models"
+
+
+@pytest.mark.parametrize(
+    ("cut", "kept"),
+    [
+        (
+            "Speech representation learning has shown remarkable success at finding",
+            "Speech representation learning has shown remarkable success",
+        ),
+        (
+            "Reinforcement learning algorithms typically utilize learning and/or",
+            "Reinforcement learning algorithms typically utilize learning",
+        ),
+        ("To fine-tune diffusion model (a)", "To fine-tune diffusion model"),
+        ("Diffusion models for spatial puzzle solving", "Diffusion models for spatial puzzle solving"),
+        ("The problem of interactive decision making", "The problem of interactive decision making"),
+    ],
+)
+def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction(cut: str, kept: str) -> None:
+    from generator.analysis.text import _trim_hanging_end
+
+    assert _trim_hanging_end(cut) == kept

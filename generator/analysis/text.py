@@ -436,11 +436,13 @@ def _hangs(words: list[str]) -> bool:
     word = last.lower().strip(",;:'\"“”")
     if not word or not any(c.isalnum() for c in word):
         return True
-    if word in FUNCTION_WORDS or word in _DANGLING or word in NO_END:
+    # "… and/or", "… model (a)": what ends the words is still a function word
+    bare = word.rsplit("/", 1)[-1].strip("()[]")
+    if {word, bare} & FUNCTION_WORDS or word in _DANGLING or word in NO_END:
         return True
     before = words[-2].lower() if len(words) > 1 else ""
-    if word in VERBS and word not in _NOUN_FORMS_OF_VERBS:
-        return True  # "… and show", "… (ODEs) approximating"
+    if word in VERBS and (word not in _NOUN_FORMS_OF_VERBS or before in FUNCTION_WORDS):
+        return True  # "… and show", "… (ODEs) approximating", "… in solving" (not "puzzle solving")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
     # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"
