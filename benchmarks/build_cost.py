@@ -42,10 +42,9 @@ def export_revision(revision: str, into: Path) -> Path:
     return tree
 
 
-def cold_build(code_tree: Path, input_path: Path, work: Path) -> dict:
-    """One build with an empty cache, run by the ``generator`` package of ``code_tree``."""
-    for folder in ("docs", "site", "cache"):
-        subprocess.run(["rm", "-rf", str(work / folder)], check=True)
+def build_with(code_tree: Path, input_path: Path, work: Path) -> tuple[float, dict[str, float]]:
+    """One ``paper-digest build`` into ``work`` by the ``generator`` package of ``code_tree``: its wall
+    time and its stages' seconds."""
     command = [
         sys.executable, "-m", "generator", "build", str(input_path), "--name", "Benchmark digest",
         "--project", str(code_tree),
@@ -59,24 +58,34 @@ def cold_build(code_tree: Path, input_path: Path, work: Path) -> dict:
     wall = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"build with {code_tree} failed:\n{result.stderr[-3000:]}")
-    stages = {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
+    return wall, {name: float(seconds) for name, seconds in STAGE_LINE.findall(result.stderr)}
+
+
+def cold_build(code_tree: Path, input_path: Path, work: Path) -> dict:
+    """One build with an empty cache, run by the ``generator`` package of ``code_tree``."""
+    for folder in ("docs", "site", "cache"):
+        subprocess.run(["rm", "-rf", str(work / folder)], check=True)
+    wall, stages = build_with(code_tree, input_path, work)
     embedding = sum(seconds for name, seconds in stages.items() if name.startswith("embed"))
     return {"wall": wall, "without_embedding": wall - embedding, "site": site_facts(work / "site")}
 
 
-def main() -> None:
+def comparison(
+    description: str, rounds: int, prefix: str
+) -> tuple[argparse.Namespace, Path, Path, list[dict], dict[str, Path]]:
+    """The command line of a side-by-side benchmark, its working folder, the stripped corpus written
+    there and the two code trees (the baseline exported from git, this checkout)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("baseline", help="a git revision of this repository, e.g. a commit before the change")
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--work", type=Path, help="working folder (default: a temporary one)")
     arguments = parser.parse_args()
     if not arguments.corpus.is_file():
         sys.exit(f"{arguments.corpus}: no such corpus")
-
-    work = arguments.work or Path(tempfile.mkdtemp(prefix="paper-digest-cost-"))
+    work = arguments.work or Path(tempfile.mkdtemp(prefix=prefix))
     work.mkdir(parents=True, exist_ok=True)
     papers = load_stripped([arguments.corpus])
     input_path = work / "input.jsonl"
@@ -84,7 +93,11 @@ def main() -> None:
     trees = {"baseline": export_revision(arguments.baseline, work), "this checkout": PROJECT_ROOT}
     print(f"corpus {arguments.corpus.name} ({len(papers):,} papers); baseline {arguments.baseline}",
           flush=True)  # fmt: skip
+    return arguments, work, input_path, papers, trees
 
+
+def main() -> None:
+    arguments, work, input_path, _, trees = comparison(__doc__, 2, "paper-digest-cost-")
     runs: dict[str, list[dict]] = {label: [] for label in trees}
     for round_number in range(arguments.rounds):
         order = list(trees) if round_number % 2 == 0 else list(reversed(trees))

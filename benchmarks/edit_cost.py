@@ -14,40 +14,22 @@ This machine's speed varies by a fifth between runs, so only the ratios of one r
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from build_cost import export_revision  # noqa: E402
-from scale import DEFAULT_CORPUS, STAGE_LINE, _env, load_stripped, write_jsonl  # noqa: E402
+from build_cost import build_with, comparison  # noqa: E402
+from scale import write_jsonl  # noqa: E402
 
 
 def build(code_tree: Path, input_path: Path, work: Path) -> dict:
-    """One ``paper-digest build`` of ``input_path`` into ``work``, run by the package of ``code_tree``."""
-    command = [
-        sys.executable, "-m", "generator", "build", str(input_path), "--name", "Benchmark digest",
-        "--project", str(code_tree),
-        "--docs-dir", str(work / "docs"), "--site-dir", str(work / "site"),
-        "--cache-dir", str(work / "cache"),
-    ]  # fmt: skip
-    start = time.perf_counter()
-    result = subprocess.run(
-        command, capture_output=True, text=True, cwd=code_tree, env={**_env(), "PYTHONPATH": str(code_tree)}
-    )
-    wall = time.perf_counter() - start
-    if result.returncode != 0:
-        sys.exit(f"build with {code_tree} failed:\n{result.stderr[-3000:]}")
+    wall, stages = build_with(code_tree, input_path, work)
     # "mkdocs build (pages of 3 changed files)" and the like: one stage, whatever it changed.
-    stages = {name.split(" (")[0]: float(s) for name, s in STAGE_LINE.findall(result.stderr)}
-    return {"wall": wall, "stages": stages}
+    return {"wall": wall, "stages": {name.split(" (")[0]: seconds for name, seconds in stages.items()}}
 
 
 def _stages(seconds_by_stage: dict[str, float]) -> str:
@@ -55,26 +37,7 @@ def _stages(seconds_by_stage: dict[str, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("baseline", help="a git revision of this repository, e.g. a commit before the change")
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--work", type=Path, help="working folder (default: a temporary one)")
-    arguments = parser.parse_args()
-    if not arguments.corpus.is_file():
-        sys.exit(f"{arguments.corpus}: no such corpus")
-
-    work = arguments.work or Path(tempfile.mkdtemp(prefix="paper-digest-edit-"))
-    work.mkdir(parents=True, exist_ok=True)
-    papers = load_stripped([arguments.corpus])
-    input_path = work / "input.jsonl"
-    write_jsonl(papers, input_path)
-    trees = {"baseline": export_revision(arguments.baseline, work), "this checkout": PROJECT_ROOT}
-    print(f"corpus {arguments.corpus.name} ({len(papers):,} papers); baseline {arguments.baseline}",
-          flush=True)  # fmt: skip
-
+    arguments, work, input_path, papers, trees = comparison(__doc__, 3, "paper-digest-edit-")
     filled = work / "filled"
     if (filled / "site").is_dir():  # a cache a run of this script on the same --work filled
         print("embedding cache: the one in --work", flush=True)
