@@ -296,6 +296,7 @@ def test_paper_pages_are_keyed_by_code_templates_and_options(tmp_path: Path) -> 
     assert shipped is not None and shipped == PageRenderer()._paper_template_key()
     assert PageRenderer(RenderOptions(site_url="https://example.org/"))._paper_template_key() != shipped
     (tmp_path / "keyword.md.j2").write_text("{{ keyword }}\n")
+    (tmp_path / ".keyword.md.j2.swp").write_bytes(b"\xff\xfe\x00 an editor's swap file, not a template")
     assert PageRenderer(templates_override=tmp_path)._paper_template_key() not in (None, shipped)
     # A paper template of the project's own may read anything of the digest: always rendered.
     (tmp_path / "paper.md.j2").write_text("{{ digest.name }}\n")

@@ -117,6 +117,7 @@ def test_slugs_are_stable_and_safe() -> None:
         ("To fine-tune diffusion model (a)", "To fine-tune diffusion model"),
         ("Diffusion models for spatial puzzle solving", "Diffusion models for spatial puzzle solving"),
         ("The problem of interactive decision making", "The problem of interactive decision making"),
+        ("Graph neural networks for matching", "Graph neural networks for matching"),
     ],
 )
 def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction(cut: str, kept: str) -> None:

@@ -144,6 +144,8 @@ _LEAD_IN = re.compile(
     r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+", re.I
 )
 _DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
+# Prepositions after which a gerund needs its object: "success at finding", "progress in solving".
+_BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
 _NOUN_FORMS_OF_VERBS = frozenset(
     {
@@ -441,8 +443,8 @@ def _hangs(words: list[str]) -> bool:
     if {word, bare} & FUNCTION_WORDS or word in _DANGLING or word in NO_END:
         return True
     before = words[-2].lower() if len(words) > 1 else ""
-    if word in VERBS and (word not in _NOUN_FORMS_OF_VERBS or before in FUNCTION_WORDS):
-        return True  # "… and show", "… (ODEs) approximating", "… in solving" (not "puzzle solving")
+    if word in VERBS and (word not in _NOUN_FORMS_OF_VERBS or before in _BEFORE_AN_OBJECT):
+        return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
     # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"

@@ -21,6 +21,9 @@ MANIFEST_NAME = ".paper-digest-manifest.json"
 """Lists the files the generator wrote into a docs folder, so stale ones can be removed
 and hand-written ones are never touched. MkDocs skips dot files, so it is not published."""
 
+RECORDED_HASH_LENGTH = 32
+"""Hex digits of a docs file's sha256 the manifest records (128 bits)."""
+
 SITE_STAMP = ".paper-digest-build"
 """In the built site: the fingerprint of what it was built from, so an unchanged rebuild can skip MkDocs."""
 
@@ -204,13 +207,15 @@ class StagedOutput:
         it still holds what was written then (not edited or damaged since)."""
         if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
             return False
+        if not (isinstance(recorded[1], str) and len(recorded[1]) == RECORDED_HASH_LENGTH):
+            return False
         current = _inside(self.docs_dir, relative)
         try:
             content = current.read_bytes()
         except OSError:
             return False
         digest = hashlib.sha256(content).digest()
-        if digest.hex()[: len(str(recorded[1]))] != recorded[1]:
+        if digest.hex()[:RECORDED_HASH_LENGTH] != recorded[1]:
             return False
         target = _inside(self.staged_docs, relative)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -234,7 +239,7 @@ class StagedOutput:
         else:
             target.write_bytes(content)
             self._changed.add(relative)
-        return self._digests[relative].hex()[:32]
+        return self._digests[relative].hex()[:RECORDED_HASH_LENGTH]
 
     def _counted_report(self) -> DocsWriteReport:
         fingerprint = hashlib.sha256()

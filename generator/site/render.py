@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import importlib.metadata
 import json
 import math
 import posixpath
@@ -303,7 +304,10 @@ class PageRenderer:
         if filename is None or Path(filename).parent != TEMPLATES_DIR:
             return None
         seen = hashlib.sha256(source_fingerprint().encode() + repr(self.options).encode())
-        for name in sorted(environment.list_templates()):
+        # What a page is made with beyond this package: the escaping, Markdown and slug libraries.
+        for package in _RENDERING_PACKAGES:
+            seen.update(f"{package} {_version(package)}\0".encode())
+        for name in sorted(environment.list_templates(extensions=["j2"])):
             seen.update(name.encode() + b"\0" + loader.get_source(environment, name)[0].encode() + b"\0")
         return seen.hexdigest()
 
@@ -352,8 +356,7 @@ class PageRenderer:
                     {
                         "title": digest.papers[r.index].entry.title,
                         "page": _relative(paper_paths[r.index], PAPERS_DIR),
-                        # as the page shows it, so the page's key changes only when the page does
-                        "score": round(r.score, 2),
+                        "score": r.score,
                         "closeness": None if r.closeness is None else closeness_text(r.closeness),
                         "shared_keywords": list(r.shared_keywords),
                     }
@@ -655,12 +658,25 @@ def _paginate(items: Sequence[Any], size: int, first_path: str, more_folder: str
     return pages
 
 
+_RENDERING_PACKAGES = ("jinja2", "markupsafe", "markdown", "pymdown-extensions", "mkdocs", "python-slugify")
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
 def _page_key(template_key: str, path: str, paper: AnalysedPaper, shown: dict[str, Any]) -> str:
     """A paper page's inputs, hashed: what the template is shown and the entry its BibTeX entry and
     citation tags are made from, without where in the input files the paper was read (moving a
     paper within a file does not change its page)."""
     entry = replace(paper.entry, paper=replace(paper.entry.paper, source=None))
-    return hashlib.sha256(repr((template_key, path, entry, shown)).encode()).hexdigest()[:32]
+    # Scores as the page shows them, so that a similarity moving in its third decimal keeps the page.
+    related = [{**link, "score": round(link["score"], 2)} for link in shown["related"]]
+    inputs = (template_key, path, entry, {**shown, "related": related})
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()[:32]
 
 
 def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
