@@ -217,21 +217,24 @@ class StagedOutput:
         digest = hashlib.sha256(content).digest()
         if digest.hex()[:RECORDED_HASH_LENGTH] != recorded[1]:
             return False
-        target = _inside(self.staged_docs, relative)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
-        _link_or_copy(current, target)
+        _link_or_copy(current, self._staged_path(relative))
         self._digests[relative] = digest
         self._changed.discard(relative)
         return True
+
+    def _staged_path(self, relative: str) -> Path:
+        """Where ``relative`` goes in the staged docs, its folder made and any earlier file gone (so
+        nothing is ever written through a link into the current docs)."""
+        target = _inside(self.staged_docs, relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        return target
 
     def _stage_doc(self, relative: str, content: bytes) -> str:
         """Unchanged files are hard links to the current ones; changed ones new files. Returns the
         start of the content's sha256, as the manifest records it."""
         self._digests[relative] = hashlib.sha256(content).digest()
-        target = _inside(self.staged_docs, relative)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)  # never write through a link into the current docs
+        target = self._staged_path(relative)
         current = _inside(self.docs_dir, relative)
         if current.is_file() and current.stat().st_size == len(content) and current.read_bytes() == content:
             _link_or_copy(current, target)
