@@ -31,6 +31,7 @@ def test_every_store_writes_into_one_database(tmp_path: Path, fake_embedder: Fak
     assert kinds == {
         "keyphrase candidates",
         "keyword similarities",
+        "paper neighbours",
         "digest fit",
         "map layout",
         "last analysis",

@@ -13,11 +13,13 @@ from generator.analysis.explain import explain_related, keyphrase_vocabulary, si
 from generator.analysis.fit import DigestFit, FitStore, paper_key
 from generator.analysis.keyphrases import canonical, canonical_key
 from generator.analysis.keywords import find_candidates, rank_keywords
+from generator.analysis.neighbours import paper_neighbours
 from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
-from generator.analysis.related import apply_space, count_phrases, fit_space, related_papers
+from generator.analysis.related import PhraseCounts, count_phrases, fit_space, related_from
 from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
 from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
+from generator.cache.neighbours import NeighbourStore, neighbour_key
 from generator.cache.similarities import SimilarityStore
 from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
 from generator.progress import Reporter, plural
@@ -49,6 +51,13 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
     spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
     return list(dict.fromkeys(k for k in spelled if k))
+
+
+def counts_of(counts: PhraseCounts | None) -> PhraseCounts:
+    """The phrase counts a fresh fit is made from (counted whenever no fit is reused)."""
+    if counts is None:
+        raise ValueError("a fresh fit needs the texts' phrase counts")
+    return counts
 
 
 @dataclass(frozen=True)
@@ -152,17 +161,36 @@ def analyse(
         fit = None
 
     with reporter.stage("related papers"):
-        counts = count_phrases(texts)
-        space_fit = fit.space if fit is not None else fit_space(counts, vectors)
-        space = apply_space(space_fit, counts, vectors)
-        related = related_papers(space, keywords, related_per_paper)
+        # A reused fit needs no phrase counts but those of the changed papers (``paper_neighbours``).
+        counts = None if fit is not None else count_phrases(texts)
+        space_fit = fit.space if fit is not None else fit_space(counts_of(counts), vectors)
+        neighbour_store = NeighbourStore(cache_dir, embedder.name) if cache_dir is not None else None
+        state_key = neighbour_key(embedder.name, space_fit, related_per_paper)
+        previous = (
+            neighbour_store.load(state_key) if neighbour_store is not None and fit is not None else None
+        )
+        neighbourhood = paper_neighbours(
+            space_fit, texts, keys, vectors, related_per_paper, previous=previous, counts=counts
+        )
+        space = neighbourhood.space
+        if neighbourhood.recomputed_rows is not None:
+            reporter.info(
+                f"related papers: updated, {plural(neighbourhood.recomputed_rows, 'list')} recomputed "
+                "or merged, the rest kept from the last build"
+            )
+        unchanged = (
+            previous is not None and neighbourhood.recomputed_rows == 0 and previous.keys == tuple(keys)
+        )
+        if neighbour_store is not None and not unchanged:
+            neighbour_store.save(state_key, neighbourhood.state)
+        related = related_from(neighbourhood.state.related, keywords)
         vocabulary = keyphrase_vocabulary(
             keywords, [c.keys() for c in candidates.per_paper], candidates.spellings, embedder.embed, vectors
         )
         related = explain_related(related, vocabulary, similarity_scale(space.expanded))
 
     with reporter.stage("topics"):
-        topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)
+        topic_fit = fit.topics if fit is not None else fit_topics(counts_of(counts), space.vectors)
         topics = assign_topics(topic_fit, space.vectors)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 

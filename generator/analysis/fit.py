@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import zipfile
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +100,7 @@ class FitStore:
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 return self._decode(dict(archive))
-        except (OSError, ValueError, KeyError, TypeError, EOFError):  # damaged or foreign
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):  # damaged or foreign
             return None
 
     def _decode(self, arrays: dict[str, np.ndarray]) -> DigestFit | None:

@@ -165,7 +165,10 @@ class PhraseCounts:
             (np.ones(len(found), dtype=np.float32), (position[found], found)),
             shape=(len(self.terms), len(vocabulary)),
         )
-        return (self.matrix @ select).tocsr()
+        counted = (self.matrix @ select).tocsr()
+        # Columns in order, so a text's row is summed alike whichever texts were counted with it.
+        counted.sort_indices()
+        return counted
 
 
 def count_phrases(texts: Sequence[str]) -> PhraseCounts:
@@ -263,22 +266,28 @@ def fit_space(counts: PhraseCounts, embeddings: np.ndarray) -> SpaceFit:
         return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread)
 
 
-def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> PaperSpace:
-    """The papers in a fitted joint space: the centred embedding and the LSA vector, each scaled to
-    the same cosine spread and concatenated, so the dot product of two joint vectors is the mean of
-    the two cosines, each in its own units (no tuned mixing knob)."""
+def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> np.ndarray:
+    """The papers' joint vectors in a fitted space: the centred embedding and the LSA vector, each
+    scaled to the same cosine spread and concatenated, so the dot product of two joint vectors is
+    the mean of the two cosines, each in its own units (no tuned mixing knob). A paper's vector
+    depends on its own text and embedding only."""
     if counts.matrix.shape[0] != len(embeddings):
         raise ValueError(f"{counts.matrix.shape[0]} texts but {len(embeddings)} embeddings")
     with one_thread():
         lexical = _lexical_matrix(counts, fit.terms, fit.idf)
         embeddings = np.asarray(embeddings, dtype=np.float32)
         if fit.mean is None:
-            vectors = normalise_rows(embeddings)
-        else:
-            parts = [normalise_rows(embeddings - fit.mean) / fit.semantic_spread]
-            if fit.components is not None and lexical is not None:
-                parts.append(normalise_rows(lexical @ fit.components.T) / fit.topical_spread)
-            vectors = normalise_rows(np.hstack(parts))
+            return normalise_rows(embeddings)
+        parts = [normalise_rows(embeddings - fit.mean) / fit.semantic_spread]
+        if fit.components is not None and lexical is not None:
+            parts.append(normalise_rows(lexical @ fit.components.T) / fit.topical_spread)
+        return normalise_rows(np.hstack(parts))
+
+
+def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> PaperSpace:
+    """The papers in a fitted joint space, their query expansion included."""
+    vectors = joint_vectors(fit, counts, embeddings)
+    with one_thread():
         return PaperSpace(vectors=vectors, expanded=expand_queries(vectors))
 
 
@@ -357,18 +366,52 @@ def _ranked_candidates(
         yield start, indices[:, :count], ranked[:, :count]
 
 
+@dataclass(frozen=True)
+class NeighbourLists:
+    """Each row's nearest other rows, best first: one row of ``indices`` and ``scores`` per row."""
+
+    indices: np.ndarray
+    """(rows, count) row numbers, ties in score to the lower row."""
+    scores: np.ndarray
+    """(rows, count) float32 dot products."""
+
+    @property
+    def count(self) -> int:
+        return int(self.indices.shape[1])
+
+
+def neighbour_lists(vectors: np.ndarray, count: int, approximate: bool | None = None) -> NeighbourLists:
+    """``nearest_neighbours`` gathered: each row's ``count`` (at most rows - 1) nearest other rows."""
+    count = max(0, min(count, len(vectors) - 1))
+    indices = np.zeros((len(vectors), count), dtype=np.intp)
+    scores = np.zeros((len(vectors), count), dtype=np.float32)
+    for start, found, similarities in nearest_neighbours(vectors, count, approximate):
+        indices[start : start + len(found)] = found
+        scores[start : start + len(found)] = similarities
+    return NeighbourLists(indices, scores)
+
+
+def expand_from(vectors: np.ndarray, lists: NeighbourLists, power: float = EXPANSION_POWER) -> np.ndarray:
+    """alpha-QE from each row's nearest rows: the row plus its neighbours weighted by
+    max(similarity, 0)**power, re-normalised. Row by row, so a row's result depends on its own list
+    only, however the rows are chunked."""
+    if lists.count == 0:
+        return vectors
+    expanded = np.empty_like(vectors)
+    for start in range(0, len(vectors), CHUNK_ROWS):
+        rows = slice(start, start + CHUNK_ROWS)
+        weights = np.clip(lists.scores[rows], 0.0, None) ** power
+        expanded[rows] = vectors[rows] + np.einsum("nk,nkd->nd", weights, vectors[lists.indices[rows]])
+    return normalise_rows(expanded)
+
+
 def expand_queries(
     vectors: np.ndarray, neighbours: int = EXPANSION_NEIGHBOURS, power: float = EXPANSION_POWER
 ) -> np.ndarray:
     """alpha-QE: each row plus its nearest rows weighted by max(similarity, 0)**power, re-normalised."""
     if neighbours <= 0 or len(vectors) < 2:
         return vectors
-    expanded = np.empty_like(vectors)
-    for start, indices, scores in nearest_neighbours(vectors, neighbours):
-        weights = np.clip(scores, 0.0, None) ** power
-        rows = slice(start, start + len(indices))
-        expanded[rows] = vectors[rows] + np.einsum("nk,nkd->nd", weights, vectors[indices])
-    return normalise_rows(expanded)
+    return expand_from(vectors, neighbour_lists(vectors, neighbours), power)
 
 
 def find_related(
@@ -381,22 +424,25 @@ def find_related(
     ``vectors`` must be L2-normalised, so the dot product is the cosine similarity. Neighbours with
     a similarity of zero or less are not related and are left out.
     """
+    return related_from(neighbour_lists(vectors, count), keywords)
+
+
+def related_from(lists: NeighbourLists, keywords: Sequence[Sequence[Keyword]]) -> list[list[RelatedPaper]]:
+    """The links of each paper's nearest papers (``lists`` over the expanded joint vectors)."""
     keyword_sets = [{k.text for k in found} for found in keywords]
     related: list[list[RelatedPaper]] = []
-    for start, indices, scores in nearest_neighbours(vectors, count):
-        for row, (neighbours, similarities) in enumerate(zip(indices, scores, strict=True)):
-            index = start + row
-            related.append(
-                [
-                    RelatedPaper(
-                        index=int(j),
-                        score=min(1.0, round(float(similarity), 4)),
-                        shared_keywords=tuple(k.text for k in keywords[index] if k.text in keyword_sets[j]),
-                    )
-                    for j, similarity in zip(neighbours, similarities, strict=True)
-                    if round(float(similarity), 4) > 0
-                ]
-            )
+    for index, (neighbours, similarities) in enumerate(zip(lists.indices, lists.scores, strict=True)):
+        related.append(
+            [
+                RelatedPaper(
+                    index=int(j),
+                    score=min(1.0, round(float(similarity), 4)),
+                    shared_keywords=tuple(k.text for k in keywords[index] if k.text in keyword_sets[j]),
+                )
+                for j, similarity in zip(neighbours, similarities, strict=True)
+                if round(float(similarity), 4) > 0
+            ]
+        )
     return related
 
 

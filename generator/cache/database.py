@@ -2,8 +2,9 @@
 
 Two tables. ``vectors`` holds embeddings by sha256(model name and precision, text). ``entries`` holds
 the rest by kind (keyword candidates of an abstract, KeyBERT's similarities of a paper's candidates,
-the digest-wide fit, a map layout, the last analysis), each row by a content key and the version of
-the code that wrote it: a row written by other code is not read. Every write is a transaction, so a
+the digest-wide fit, the last joint vectors and neighbour lists, a map layout, the last analysis),
+each row by a content key and the version of the code that wrote it: a row written by other code is
+not read. Every write is a transaction, so a
 crash mid-write leaves what was stored before it; a file that is not a database of this schema, or
 fails SQLite's check, is deleted and started anew (a cache is never trusted over recomputing).
 Write-ahead logging lets the build's several stores read and write the file at once.
