@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import zipfile
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
