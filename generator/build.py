@@ -127,6 +127,8 @@ class _Analysis:
     """The papers, settings and code were as in the last build, so its analysis was used as it was."""
     remember: Callable[[Digest], None]
     """Stores the completed digest for the next build."""
+    key: str | None = None
+    """The stored analysis' key when it was reused: it names this digest exactly."""
 
     def complete(self) -> Digest:
         digest = self.pending.complete()
@@ -153,14 +155,11 @@ def _analyse_or_reuse(
         stored.save(analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()), digest)
 
     if not request.refit:
-        digest = stored.load(
-            analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()),
-            collection,
-            embedder.name,
-        )
+        key = analysis_key(collection, embedder.name, shaping, fit_store.fingerprint())
+        digest = stored.load(key, collection, embedder.name)
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
-            return _Analysis(PendingDigest(digest), True, remember)
+            return _Analysis(PendingDigest(digest), True, remember, key)
     pending = analyse(
         collection,
         embedder,
@@ -195,7 +194,7 @@ def _write_and_build(
             files.update(dict.fromkeys(DATA_FILES, ""))
         else:
             digest = analysis.complete()
-            files = renderer.page_files(digest) | renderer.render_data(digest)
+            files = renderer.page_files(digest, analysis.key) | renderer.data_files(digest, analysis.key)
         files.update(asset_files())
         files.update(mathjax_files())
         project_docs = settings.project_root / "docs"

@@ -16,7 +16,7 @@ import math
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -282,11 +282,26 @@ class PageRenderer:
     def render_data(self, digest: Digest) -> dict[str, str]:
         """The files that hold the papers' map positions, which may be laid out after the pages are
         built: the map's points and ``papers.json``."""
+        return {path: file.render() for path, file in self.data_files(digest, None).items()}
+
+    def data_files(self, digest: Digest, digest_key: str | None) -> dict[str, LazyFile]:
+        """``render_data``'s files, each keyed by ``digest_key`` (see ``page_files``)."""
         paper_paths = _paper_paths(digest)
         return {  # the keys of DATA_FILES
-            MAP_DATA: self._map_data(digest, paper_paths, _topic_paths(digest)),
-            EXPORT_NAME: self.export(digest, paper_paths),
+            MAP_DATA: self._whole_digest_file(
+                digest_key, MAP_DATA, lambda: self._map_data(digest, paper_paths, _topic_paths(digest))
+            ),
+            EXPORT_NAME: self._whole_digest_file(
+                digest_key, EXPORT_NAME, lambda: self.export(digest, paper_paths)
+            ),
         }
+
+    def _whole_digest_file(self, digest_key: str | None, path: str, render: Callable[[], str]) -> LazyFile:
+        """A file made from all of the digest: keyed by the digest's own key, when there is one."""
+        if digest_key is None:
+            return LazyFile(key=None, render=render)
+        key = hashlib.sha256(f"{self._templates_key()}\0{digest_key}\0{path}".encode()).hexdigest()[:32]
+        return LazyFile(key=key, render=render)
 
     def render_pages(self, digest: Digest) -> dict[str, str]:
         """The Markdown pages; no page shows a map position."""
@@ -299,10 +314,15 @@ class PageRenderer:
         """What every paper page's key starts with: the code, the options and every template as
         loaded. ``None`` when an override replaces the paper template: it may read anything of the
         digest, so only rendering it tells whether it changed."""
+        return self._templates_key() if self._is_shipped("paper.md.j2") else None
+
+    def _is_shipped(self, template: str) -> bool:
+        _, filename, _ = self.environment.loader.get_source(self.environment, template)
+        return filename is not None and Path(filename).parent == TEMPLATES_DIR
+
+    @functools.cache  # noqa: B019 -- one renderer renders one build; its templates do not change
+    def _templates_key(self) -> str:
         loader, environment = self.environment.loader, self.environment
-        _, filename, _ = loader.get_source(environment, "paper.md.j2")
-        if filename is None or Path(filename).parent != TEMPLATES_DIR:
-            return None
         seen = hashlib.sha256(source_fingerprint().encode() + repr(self.options).encode())
         # What a page is made with beyond this package: the escaping, Markdown and slug libraries.
         for package in _RENDERING_PACKAGES:
@@ -311,9 +331,29 @@ class PageRenderer:
             seen.update(name.encode() + b"\0" + loader.get_source(environment, name)[0].encode() + b"\0")
         return seen.hexdigest()
 
-    def page_files(self, digest: Digest) -> dict[str, str | LazyFile]:
+    def _templated(self, digest: Digest, template: str, **context: Any) -> str | LazyFile:
+        """A page of the shipped ``template`` as a ``LazyFile`` keyed by what it is given: the
+        context, and of the digest only what the shipped templates read (its name, model and size).
+        A template of the project's own may read anything of the digest, so it is always rendered."""
+        render = functools.partial(self._template(template).render, digest=digest, **context)
+        if not self._is_shipped(template):
+            return render()
+        inputs = (
+            self._templates_key(),
+            template,
+            digest.name,
+            digest.model_name,
+            len(digest.papers),
+            context,
+        )
+        return LazyFile(key=hashlib.sha256(repr(inputs).encode()).hexdigest()[:32], render=render)
+
+    def page_files(self, digest: Digest, digest_key: str | None = None) -> dict[str, str | LazyFile]:
         """The Markdown pages, each paper's page as a ``LazyFile``: keyed by everything it shows, so a
-        rebuild renders only the papers whose page changed."""
+        rebuild renders only the papers whose page changed; so are the other pages of the shipped
+        templates. ``digest_key`` names the whole digest exactly (a stored analysis reused as it
+        is): the files made from all of it (Explore's data, the feed, ``papers.bib``) are then keyed
+        by it, else they are rendered."""
         keyword_papers = _keyword_index(digest.papers)
         keyword_pages = {
             keyword: f"{KEYWORDS_DIR}/{keyword_slug(keyword)}.md"
@@ -375,27 +415,36 @@ class PageRenderer:
             members = keyword_papers[keyword]
             size = self.options.papers_per_list_page
             for page in _paginate(members, size, path, path.removesuffix(".md")):
-                files[page.path] = self._template("keyword.md.j2").render(
-                    digest=digest,
+                files[page.path] = self._templated(
+                    digest,
+                    "keyword.md.j2",
                     keyword=keyword,
                     count=len(members),
                     **self._page_of_papers(digest, page, paper_paths),
                 )
         files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
         files.update(self._list_pages(digest, paper_paths))
-        files[EXPLORE_PAGE] = self._template("explore.md.j2").render(
-            digest=digest, data_url=self._root_of(EXPLORE_PAGE) + EXPLORE_DATA
+        files[EXPLORE_PAGE] = self._templated(
+            digest, "explore.md.j2", data_url=self._root_of(EXPLORE_PAGE) + EXPLORE_DATA
         )
-        files[SAVED_PAGE] = self._template("saved.md.j2").render(
-            digest=digest,
+        files[SAVED_PAGE] = self._templated(
+            digest,
+            "saved.md.j2",
             data_url=self._root_of(SAVED_PAGE) + EXPLORE_DATA,
             explore_page=EXPLORE_PAGE,
         )
-        files[EXPLORE_DATA] = self.explore_data(digest, paper_paths, keyword_papers)
-        files[FEED_NAME] = atom_feed(digest, [self.site_path(p) for p in paper_paths])
-        files[BIBTEX_EXPORT_NAME] = self.export_bibtex(digest, paper_paths)
-        files["about.md"] = self._template("about.md.j2").render(
-            digest=digest,
+        files[EXPLORE_DATA] = self._whole_digest_file(
+            digest_key, EXPLORE_DATA, lambda: self.explore_data(digest, paper_paths, keyword_papers)
+        )
+        files[FEED_NAME] = self._whole_digest_file(
+            digest_key, FEED_NAME, lambda: atom_feed(digest, [self.site_path(p) for p in paper_paths])
+        )
+        files[BIBTEX_EXPORT_NAME] = self._whole_digest_file(
+            digest_key, BIBTEX_EXPORT_NAME, lambda: self.export_bibtex(digest, paper_paths)
+        )
+        files["about.md"] = self._templated(
+            digest,
+            "about.md.j2",
             version=__version__,
             keyword_page_count=len(keyword_pages),
             min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
@@ -495,7 +544,7 @@ class PageRenderer:
         note = f"{digest.name}: {len(entries)} papers, from Paper Digest {__version__}"
         return bibtex_file(entries, comment=note)
 
-    def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str]:
+    def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str | LazyFile]:
         files = {}
         listing = _paginate(
             range(len(digest.papers)), self.options.papers_per_list_page, "index.md", LIST_DIR
@@ -504,7 +553,7 @@ class PageRenderer:
             view = self._page_of_papers(digest, page, paper_paths)
             for item, i in zip(view["papers"], page.items, strict=True):
                 item["keywords"] = [k.text for k in digest.papers[i].keywords[:KEYWORDS_PER_LIST_ENTRY]]
-            files[page.path] = self._template("index.md.j2").render(digest=digest, **view)
+            files[page.path] = self._templated(digest, "index.md.j2", **view)
         return files
 
     @staticmethod
@@ -523,20 +572,24 @@ class PageRenderer:
             ],
         }
 
-    def _topic_pages(self, digest: Digest, paper_paths: list[str], topic_paths: list[str]) -> dict[str, str]:
+    def _topic_pages(
+        self, digest: Digest, paper_paths: list[str], topic_paths: list[str]
+    ) -> dict[str, str | LazyFile]:
         files = {}
         for topic, path in zip(digest.topics, topic_paths, strict=True):
             size = self.options.papers_per_list_page
             for page in _paginate(topic.members, size, path, path.removesuffix(".md")):
-                files[page.path] = self._template("topic.md.j2").render(
-                    digest=digest,
+                files[page.path] = self._templated(
+                    digest,
+                    "topic.md.j2",
                     topic=topic,
                     map_page=_relative(MAP_PAGE, page.folder) + f"#topic={_slug_of(path)}",
                     topics_page=_relative(f"{TOPICS_DIR}/index.md", page.folder),
                     **self._page_of_papers(digest, page, paper_paths),
                 )
-        files[f"{TOPICS_DIR}/index.md"] = self._template("topics_index.md.j2").render(
-            digest=digest,
+        files[f"{TOPICS_DIR}/index.md"] = self._templated(
+            digest,
+            "topics_index.md.j2",
             path=f"{TOPICS_DIR}/index.md",
             map_page=_relative(MAP_PAGE, TOPICS_DIR),
             topics=[
@@ -546,12 +599,13 @@ class PageRenderer:
         )
         return files
 
-    def _map_page(self, digest: Digest) -> str:
+    def _map_page(self, digest: Digest) -> str | LazyFile:
         """The map page names its data and the site root by URLs relative to itself, as raw HTML
         links are not rewritten by MkDocs."""
         root = "../" * self.site_path(MAP_PAGE).count("/")
-        return self._template("map.md.j2").render(
-            digest=digest,
+        return self._templated(
+            digest,
+            "map.md.j2",
             data_url=root + MAP_DATA,
             root=root,
             topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
@@ -578,14 +632,15 @@ class PageRenderer:
 
     def _keyword_list_pages(
         self, digest: Digest, keyword_pages: dict[str, str], keyword_papers: dict[str, list[int]]
-    ) -> dict[str, str]:
+    ) -> dict[str, str | LazyFile]:
         """The keyword index, split into pages short enough to stay small at a whole conference."""
         ordered = sorted(keyword_pages.items(), key=lambda item: item[0].casefold())
         listing = _paginate(ordered, KEYWORDS_PER_LIST_PAGE, f"{KEYWORDS_DIR}/index.md", KEYWORD_LIST_DIR)
         files = {}
         for page in listing:
-            files[page.path] = self._template("keywords_index.md.j2").render(
-                digest=digest,
+            files[page.path] = self._templated(
+                digest,
+                "keywords_index.md.j2",
                 path=page.path,
                 page_number=page.number,
                 pages=page.links,
