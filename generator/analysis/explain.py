@@ -133,10 +133,17 @@ class SimilarityScale:
 
     def closeness(self, similarity: float) -> float:
         """The share of pairs at least this similar, in (0, 1]."""
-        if not len(self.similarities):
-            return 1.0
-        at_least = len(self.similarities) - np.searchsorted(self.similarities, similarity, side="left")
-        return max(int(at_least), 1) / len(self.similarities)
+        return self.closeness_of([similarity])[0]
+
+    def closeness_of(self, similarities: Sequence[float]) -> list[float]:
+        """``closeness`` of each, in one search: searching the float32 scale for one Python float
+        converted the whole scale to float64 each time (two thirds of explaining 50,000 papers)."""
+        total = len(self.similarities)
+        if not total:
+            return [1.0] * len(similarities)
+        scale = np.asarray(self.similarities, dtype=np.float64)
+        at_least = total - np.searchsorted(scale, np.asarray(similarities, dtype=np.float64), side="left")
+        return [max(int(count), 1) / total for count in at_least]
 
 
 def similarity_scale(vectors: np.ndarray, pairs: int = PAIRS_SAMPLED, seed: int = 0) -> SimilarityScale:
@@ -166,12 +173,13 @@ def explain_related(
     scale: SimilarityScale,
 ) -> list[list[RelatedPaper]]:
     """The same links with their shared keyphrases and their place on the digest's scale."""
+    closeness = iter(scale.closeness_of([link.score for links in related for link in links]))
     return [
         [
             replace(
                 link,
                 shared_keywords=shared_keyphrases(vocabulary, index, link.index),
-                closeness=scale.closeness(link.score),
+                closeness=next(closeness),
             )
             for link in links
         ]
