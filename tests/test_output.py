@@ -301,3 +301,30 @@ def test_paper_pages_are_keyed_by_code_templates_and_options(tmp_path: Path) -> 
     # A paper template of the project's own may read anything of the digest: always rendered.
     (tmp_path / "paper.md.j2").write_text("{{ digest.name }}\n")
     assert PageRenderer(templates_override=tmp_path)._paper_template_key() is None
+
+
+def test_a_rebuild_keeps_unchanged_pages_by_their_recorded_size_and_time(
+    project: dict, fake_embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)  # keys every file of the digest
+    docs = request.docs_dir.resolve()
+    read: list[Path] = []
+    real_read_bytes = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        if path.resolve().is_relative_to(docs) and path.suffix == ".md":
+            read.append(path)
+        return real_read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    page = next((request.docs_dir / "papers").glob("*.md"))
+    made = real_read_bytes(page)
+    rendered = _paper_pages_rendered(monkeypatch)
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert read == [] and rendered == [], "nothing changed: no generated page is read or rendered"
+    # A same-size edit by hand moves the modification time: the page is read, found changed, rendered.
+    page.write_bytes(made.replace(b"#", b"$", 1))
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert rendered == [page.stem] and page.read_bytes() == made

@@ -180,7 +180,8 @@ class StagedOutput:
             elif self._keep_made_from(relative, content.key, made_from.get(relative)):
                 keys[relative] = made_from[relative]
             else:
-                keys[relative] = [content.key, self._stage_doc(relative, content.render().encode("utf-8"))]
+                written = self._stage_doc(relative, content.render().encode("utf-8"))
+                keys[relative] = [content.key, written, *self._file_stamp(self._staged_path_of(relative))]
         manifest = {"name": digest_name, "files": sorted(files), "keys": keys}
         (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         self._removed = len(previous - files.keys())
@@ -204,23 +205,36 @@ class StagedOutput:
 
     def _keep_made_from(self, relative: str, key: str, recorded: object) -> bool:
         """Stage the current docs file as it is when the manifest says it was made from ``key`` and
-        it still holds what was written then (not edited or damaged since)."""
-        if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
+        it still holds what was written then: its size and modification time as recorded (a file
+        edited since has another), or else its content's hash."""
+        if not (isinstance(recorded, list) and len(recorded) in (2, 4) and recorded[0] == key):
             return False
         if not (isinstance(recorded[1], str) and len(recorded[1]) == RECORDED_HASH_LENGTH):
             return False
         current = _inside(self.docs_dir, relative)
         try:
-            content = current.read_bytes()
-        except OSError:
+            untouched = len(recorded) == 4 and self._file_stamp(current) == recorded[2:]
+            if not untouched:
+                digest = hashlib.sha256(current.read_bytes()).hexdigest()[:RECORDED_HASH_LENGTH]
+                if digest != recorded[1]:
+                    return False
+        except (OSError, ValueError):
             return False
-        digest = hashlib.sha256(content).digest()
-        if digest.hex()[:RECORDED_HASH_LENGTH] != recorded[1]:
-            return False
-        _link_or_copy(current, self._staged_path(relative))
-        self._digests[relative] = digest
+        staged = self._staged_path(relative)
+        _link_or_copy(current, staged)
+        if not untouched:  # re-stamped, so the next build need not read it again
+            recorded[2:] = self._file_stamp(staged)
+        self._digests[relative] = bytes.fromhex(recorded[1])
         self._changed.discard(relative)
         return True
+
+    @staticmethod
+    def _file_stamp(path: Path) -> list[int]:
+        status = path.stat()
+        return [status.st_size, status.st_mtime_ns]
+
+    def _staged_path_of(self, relative: str) -> Path:
+        return _inside(self.staged_docs, relative)
 
     def _staged_path(self, relative: str) -> Path:
         """Where ``relative`` goes in the staged docs, its folder made and any earlier file gone (so
@@ -233,7 +247,8 @@ class StagedOutput:
     def _stage_doc(self, relative: str, content: bytes) -> str:
         """Unchanged files are hard links to the current ones; changed ones new files. Returns the
         start of the content's sha256, as the manifest records it."""
-        self._digests[relative] = hashlib.sha256(content).digest()
+        # The recorded length for every file, so a kept file counts as the same file written again.
+        self._digests[relative] = hashlib.sha256(content).digest()[: RECORDED_HASH_LENGTH // 2]
         target = self._staged_path(relative)
         current = _inside(self.docs_dir, relative)
         if current.is_file() and current.stat().st_size == len(content) and current.read_bytes() == content:
