@@ -118,6 +118,9 @@ def test_slugs_are_stable_and_safe() -> None:
         ("Diffusion models for spatial puzzle solving", "Diffusion models for spatial puzzle solving"),
         ("The problem of interactive decision making", "The problem of interactive decision making"),
         ("Graph neural networks for matching", "Graph neural networks for matching"),
+        ("Ordering the sentences of a (possibly large)", "Ordering the sentences"),
+        ("Learning with the (noisy) labels of", "Learning with the (noisy) labels"),
+        ("Message passing in neural networks (GNNs)", "Message passing in neural networks (GNNs)"),
     ],
 )
 def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction(cut: str, kept: str) -> None:

@@ -460,10 +460,29 @@ def _hangs(words: list[str]) -> bool:
 def _trim_hanging_end(text: str) -> str:
     text = re.sub(r"[\s,;:.\-–—(]+$", "", text.strip())
     words = text.split()
-    while len(words) > 1 and _hangs(words):
-        words.pop()
+    while len(words) > 1:
+        group = _closing_aside(words)
+        # "… ordering a (possibly large)": an aside after a word that hangs hangs with it.
+        if group is not None and group > 1 and _hangs(words[:group]):
+            words = words[:group]
+        elif _hangs(words):
+            words.pop()
+        else:
+            break
         words[-1] = words[-1].rstrip(",;:-–—")
     return " ".join(words)
+
+
+def _closing_aside(words: list[str]) -> int | None:
+    """Where the parenthesis that closes ``words`` opens (its first word's index), if it does."""
+    if not words[-1].endswith(")"):
+        return None
+    depth = 0
+    for index in range(len(words) - 1, -1, -1):
+        depth += words[index].count(")") - words[index].count("(")
+        if depth <= 0:
+            return index if words[index].startswith("(") else None
+    return None
 
 
 def _capitalise(text: str) -> str:
