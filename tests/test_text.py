@@ -127,3 +127,14 @@ def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction
     from generator.analysis.text import _trim_hanging_end
 
     assert _trim_hanging_end(cut) == kept
+
+
+def test_a_title_is_not_the_concession_an_abstract_opens_with() -> None:
+    abstract = (
+        "Although there has been much work on private mechanisms that seek to provide guarantees subject "
+        "to a target level of accuracy from many groups over many years, none composes. We develop privacy "
+        "filters for adaptively switching between private mechanisms. Privacy filters track the loss."
+    )
+    title = derive_title(abstract)
+    assert not title.lower().startswith(("although", "though", "while", "whereas", "despite")), title
+    assert "privacy filters" in title.lower()

@@ -203,7 +203,9 @@ def _derive_plain_title(plain: str) -> str:
             if len(title) >= 20:
                 candidates.append(_capitalise(title))
     opening = _capitalise(_shorten(_opening_phrase(sentences[0] if sentences else plain)))
-    if len(opening) >= 20 or not candidates:
+    # A clause that concedes ("Although X has been studied …") says what the paper is not about.
+    conceding = _CONCEDING.match(opening) is not None and bool(candidates)
+    if (len(opening) >= 20 and not conceding) or not candidates:
         first_words = " ".join(plain.split()[:12])[: MAX_TITLE_LENGTH + 1].rsplit(" ", 1)[0]
         candidates.append(opening if len(opening) >= 20 else _trim_hanging_end(first_words))
     counts = Counter(_content_words(plain))
@@ -219,6 +221,9 @@ def _derive_plain_title(plain: str) -> str:
             return title
         return _join_name(name, best, plain)
     return best or "Untitled paper"
+
+
+_CONCEDING = re.compile(r"(?:although|though|whereas|despite|while)\b", re.I)
 
 
 def _opening_phrase(sentence: str) -> str:
