@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 NOT_PAGES = {"assets", "javascripts", "stylesheets", "search"}
 """Top-level folders of the built site that hold no pages."""
-MAP_DRAWN = "() => document.querySelectorAll('.paper-map svg circle').length > 0"
+MAP_DRAWN = "() => Number(document.querySelector('.paper-map')?.dataset.drawn) > 0"
 
 RECORD_VIOLATIONS = """
 document.addEventListener('securitypolicyviolation', event => window.__cspViolation({

@@ -495,7 +495,8 @@ def test_two_paper_digest_builds_a_site_with_topics_and_map(tmp_path: Path) -> N
 @pytest.mark.browser
 def test_map_in_a_browser(bundled_build: dict[str, Path], tmp_path: Path) -> None:
     """The map draws every paper from its own site (nothing from elsewhere), hovering shows the
-    title, a click opens the paper, and a paper's "on the map" link picks that paper out."""
+    title over a real link, a click opens the paper, a drag moves the map, a paper's "on the map"
+    link picks that paper out, and on a touch screen a first tap shows the title."""
     from tests.browser_support import SiteServer, build_site_at, chromium_executable
 
     executable = chromium_executable()
@@ -531,56 +532,85 @@ def _drive_the_map(executable: str, origin: str, site: Path) -> None:
         block_third_parties(page, origin)
 
         page.goto(origin + "/map/")
-        page.wait_for_selector(".paper-map svg circle")
+        page.wait_for_selector(".paper-map[data-drawn]")
         page.wait_for_load_state("networkidle")  # leaving mid-request would count as a failed request
-        points = page.locator(".paper-map svg circle")
-        assert points.count() == len(papers)
+        the_map = page.locator(".paper-map")
+        assert the_map.get_attribute("data-points") == str(len(papers))
+        assert the_map.get_attribute("data-drawn") == str(len(papers)), "every paper is on screen at first"
         topics = {record["topic"] for record in papers} - {None}
         assert page.locator(".paper-map__legend [data-topic]").count() == len(topics)
-        hrefs = page.eval_on_selector_all(".paper-map svg a", "all => all.map(a => a.getAttribute('href'))")
+        hrefs = page.evaluate(
+            """() => { const map = document.querySelector('.paper-map');
+                 return Array.from({length: Number(map.dataset.points)}, (_, i) => map.paperMap.href(i)); }"""
+        )
         assert sorted(h.removeprefix("../") for h in hrefs) == sorted(r["url"] for r in papers)
 
-        # Point at a paper that no other point or label covers, as a reader would.
-        uncovered = page.evaluate(
-            """() => [...document.querySelectorAll('.paper-map svg circle')].findIndex(c => {
-                 const box = c.getBoundingClientRect();
-                 return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2) === c;
-               })"""
+        # Point at a paper that no other dot covers and nothing lies over, as a reader would.
+        uncovered, (x, y) = page.evaluate(
+            """() => {
+                 const map = document.querySelector('.paper-map');
+                 const canvas = map.querySelector('canvas');
+                 for (let i = 0; i < Number(map.dataset.points); i++) {
+                   const at = map.paperMap.point(i);
+                   const top = map.paperMap.paperAt(at.x, at.y);
+                   if (top === i && document.elementFromPoint(at.x, at.y) === canvas) {
+                     return [i, [at.x, at.y]];
+                   }
+                 }
+                 return [-1, [0, 0]];
+               }"""
         )
-        point = points.nth(uncovered)
+        assert uncovered >= 0
         target = hrefs[uncovered].removeprefix("../")
-        point.hover()
+        page.mouse.move(x, y)
         tip = page.locator(".paper-map__tip")
         assert tip.is_visible()
         assert tip.inner_text().startswith(shown_titles[target])
-        point.click()
+        # The dot under the pointer is a real link (a new tab, the link's address), at the dot.
+        link = page.locator(".paper-map__view a.paper-map__point")
+        assert link.get_attribute("href") == hrefs[uncovered]
+        assert page.evaluate("([x, y]) => document.elementFromPoint(x, y).tagName", [x, y]) == "A"
+        page.mouse.click(x, y)
         page.wait_for_url(f"**/{target}")
         page.wait_for_load_state("networkidle")
 
         page.get_by_role("link", name=re.compile("on the map")).click()
-        page.wait_for_selector(".paper-map circle.is-picked")
+        page.wait_for_selector(".paper-map[data-picked]")
         assert url_path(page.url) == "/map/"
+        assert page.locator(".paper-map__point.is-picked").is_visible()
         assert page.locator(".paper-map__tip").is_visible()
-        picked_name = page.locator(".paper-map text.paper-map__picked")
-        assert picked_name.count() == 1
+        picked_name = page.locator(".paper-map .paper-map__picked")
+        assert picked_name.count() == 1 and picked_name.is_visible()
         assert shown_titles[target].startswith(picked_name.text_content().rstrip("…"))
 
         page.fill(".paper-map__bar input", "zzzz-no-such-title")
         assert page.locator(".paper-map__count").inner_text().startswith("0 of ")
+
+        # A drag moves the map, and one that ends on a dot opens nothing.
+        where = "i => document.querySelector('.paper-map').paperMap.point(i)"
+        before = page.evaluate(where, uncovered)
+        page.mouse.move(before["x"] - 120, before["y"])
+        page.mouse.down()
+        page.mouse.move(before["x"], before["y"], steps=8)
+        page.mouse.up()
+        page.wait_for_timeout(100)
+        after = page.evaluate(where, uncovered)
+        assert abs(after["x"] - before["x"] - 120) < 2 and abs(after["y"] - before["y"]) < 2
+        assert url_path(page.url) == "/map/"
 
         # On a touch screen the first tap shows the title, the second opens the paper.
         touch = browser.new_context(viewport=VIEWPORT, has_touch=True).new_page()
         touch.set_default_timeout(20_000)
         block_third_parties(touch, origin)
         touch.goto(origin + "/map/")
-        touch.wait_for_selector(".paper-map svg circle")
+        touch.wait_for_selector(".paper-map[data-drawn]")
         touch.wait_for_load_state("networkidle")
-        tapped = touch.locator(".paper-map svg circle").nth(uncovered)
-        tapped.tap()
+        at = touch.evaluate(where, uncovered)
+        touch.touchscreen.tap(at["x"], at["y"])
         assert touch.locator(".paper-map__tip").is_visible()
         assert touch.locator(".paper-map__tip").inner_text().startswith(shown_titles[target])
         assert url_path(touch.url) == "/map/"
-        tapped.tap()
+        touch.touchscreen.tap(at["x"], at["y"])
         touch.wait_for_url(f"**/{target}")
         browser.close()
     assert monitor.errors == []
