@@ -93,6 +93,11 @@ def test_the_store_round_trips_and_ignores_damage(tmp_path: Path, fake_embedder)
     assert store.load(key) is None
     store.save(key, state)
     _same_lists(store.load(key), state)
+    other = NeighbourStore(tmp_path, "another-model")  # each model keeps its own row, as its fit
+    other.save(neighbour_key("another-model", fit, 5), state)
+    _same_lists(store.load(key), state)
+    store.save(key, state)
+    assert other.load(neighbour_key("another-model", fit, 5)) is not None
     with sqlite3.connect(tmp_path / CACHE_DATABASE) as database:
         database.execute("UPDATE entries SET data = substr(data, 1, 100) WHERE kind = ?", (KIND,))
     assert store.load(key) is None

@@ -302,8 +302,9 @@ def nearest_neighbours(
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """For each row, the ``count`` other rows with the largest dot product, best first.
 
-    Yields ``(first row, neighbour indices, similarities)`` per chunk of rows; ties go to the lower
-    index, so the order never depends on the chunking. The candidates come from an HNSW graph
+    Yields ``(first row, neighbour indices, similarities)`` per chunk of rows; within a list, ties
+    go to the lower index, so the order never depends on the chunking (which of several rows tied
+    at the last place gets in is argpartition's choice). The candidates come from an HNSW graph
     instead of all rows when ``approximate`` is true, by default from ``APPROXIMATE_FROM`` rows.
     """
     total = vectors.shape[0]

@@ -152,6 +152,15 @@ class CacheDatabase:
             return {}
         return found
 
+    def keys(self, kind: str) -> list[str]:
+        """The keys stored of ``kind`` (none when the file cannot be read)."""
+        try:
+            return [
+                key for (key,) in self._connection.execute("SELECT key FROM entries WHERE kind = ?", (kind,))
+            ]
+        except sqlite3.DatabaseError:
+            return []
+
     def put(self, kind: str, key: str, code: str, data: bytes) -> None:
         self.put_many(kind, [(key, data)], code)
 

@@ -1,9 +1,10 @@
 """The last build's joint vectors and neighbour lists (``generator.analysis.neighbours``), one row of
 the cache database per model, so an edit updates the related papers instead of recomputing them.
 
-The row is keyed by the model, the space fit it was computed in (its phrases, idf, mean, axes and
-spreads, hashed) and the number of related papers, and read only when written by the same code; a
-row that does not decode to consistent arrays is ignored. Each build keeps only its own row.
+Each model's row is keyed by the model, the space fit it was computed in (its phrases, idf, mean,
+axes and spreads, hashed) and the number of related papers, and read only when written by the same
+code; a row that does not decode to consistent arrays is ignored. Each build replaces its model's
+row.
 """
 
 from __future__ import annotations
@@ -23,13 +24,18 @@ from generator.cache.database import open_cache
 KIND = "paper neighbours"
 
 
+def _model_prefix(model_name: str) -> str:
+    return hashlib.sha256(model_name.encode()).hexdigest()[:16] + "-"
+
+
 def neighbour_key(model_name: str, fit: SpaceFit, related_count: int) -> str:
+    """The model's prefix, then a hash of the fit and the count (each model keeps its own row)."""
     digest = hashlib.sha256(f"{model_name}\0{related_count}\0".encode())
     digest.update("\x1f".join(map(str, fit.terms)).encode("utf-8") + b"\0")
     for array in (fit.idf, fit.mean, fit.components):
         digest.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.float32).tobytes())
     digest.update(f"{fit.semantic_spread!r}\0{fit.topical_spread!r}".encode())
-    return digest.hexdigest()[:32]
+    return _model_prefix(model_name) + digest.hexdigest()[:32]
 
 
 class NeighbourStore:
@@ -64,24 +70,29 @@ class NeighbourStore:
         return state if state.consistent() else None
 
     def save(self, key: str, state: NeighbourState) -> None:
-        """Best effort: without it the next build computes the neighbours whole."""
+        """Best effort: without it the next build computes the neighbours whole. Replaces this
+        model's earlier row; other models' rows stay, as their fits do."""
         database = open_cache(self.cache_dir)
         if database is None:
             return
-        buffer = io.BytesIO()
-        np.savez(
-            buffer,
-            # raw sha256 digests, 32 bytes a row (a bytes dtype would drop trailing zero bytes)
-            keys=np.frombuffer(b"".join(bytes.fromhex(key) for key in state.keys), dtype=np.uint8).reshape(
-                len(state.keys), 32
-            ),
-            vectors=np.asarray(state.vectors, dtype=np.float32),
-            expansion_indices=state.expansion.indices.astype(np.int32),
-            expansion_scores=state.expansion.scores.astype(np.float32),
-            related_indices=state.related.indices.astype(np.int32),
-            related_scores=state.related.scores.astype(np.float32),
-        )
         try:
-            database.put_many(KIND, [(key, buffer.getvalue())], source_fingerprint(), keep_only=[key])
+            buffer = io.BytesIO()
+            np.savez(
+                buffer,
+                # raw sha256 digests, 32 bytes a row (a bytes dtype would drop trailing zero bytes)
+                keys=np.frombuffer(b"".join(bytes.fromhex(k) for k in state.keys), dtype=np.uint8).reshape(
+                    len(state.keys), 32
+                ),
+                vectors=np.asarray(state.vectors, dtype=np.float32),
+                expansion_indices=state.expansion.indices.astype(np.int32),
+                expansion_scores=state.expansion.scores.astype(np.float32),
+                related_indices=state.related.indices.astype(np.int32),
+                related_scores=state.related.scores.astype(np.float32),
+            )
+            prefix = _model_prefix(self.model_name)
+            kept = [stored for stored in database.keys(KIND) if not stored.startswith(prefix)] + [key]
+            database.put_many(KIND, [(key, buffer.getvalue())], source_fingerprint(), keep_only=kept)
+        except ValueError:  # a key that is not a sha256: nothing worth keeping
+            pass
         finally:
             database.close()
