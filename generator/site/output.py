@@ -171,7 +171,8 @@ class StagedOutput:
 
         self._digests.clear()
         self._changed.clear()
-        keys: dict[str, list[str]] = {}
+        # Per keyed file: its key, the start of its sha256, its size and modification time.
+        keys: dict[str, list[str | int]] = {}
         for relative, content in sorted(wanted.items()):
             if not isinstance(content, LazyFile):
                 self._stage_doc(relative, content)
@@ -181,7 +182,8 @@ class StagedOutput:
                 keys[relative] = made_from[relative]
             else:
                 written = self._stage_doc(relative, content.render().encode("utf-8"))
-                keys[relative] = [content.key, written, *self._file_stamp(self._staged_path_of(relative))]
+                stamp = self._file_stamp(_inside(self.staged_docs, relative))
+                keys[relative] = [content.key, written, *stamp]
         manifest = {"name": digest_name, "files": sorted(files), "keys": keys}
         (self.staged_docs / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         self._removed = len(previous - files.keys())
@@ -232,9 +234,6 @@ class StagedOutput:
     def _file_stamp(path: Path) -> list[int]:
         status = path.stat()
         return [status.st_size, status.st_mtime_ns]
-
-    def _staged_path_of(self, relative: str) -> Path:
-        return _inside(self.staged_docs, relative)
 
     def _staged_path(self, relative: str) -> Path:
         """Where ``relative`` goes in the staged docs, its folder made and any earlier file gone (so
