@@ -15,7 +15,7 @@ from generator.analysis.keyphrases import canonical, canonical_key
 from generator.analysis.keywords import find_candidates, rank_keywords
 from generator.analysis.neighbours import paper_neighbours
 from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
-from generator.analysis.related import PhraseCounts, count_phrases, fit_space, related_from
+from generator.analysis.related import count_phrases, fit_space, related_from
 from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
 from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
@@ -51,13 +51,6 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
     spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
     return list(dict.fromkeys(k for k in spelled if k))
-
-
-def counts_of(counts: PhraseCounts | None) -> PhraseCounts:
-    """The phrase counts a fresh fit is made from (counted whenever no fit is reused)."""
-    if counts is None:
-        raise ValueError("a fresh fit needs the texts' phrase counts")
-    return counts
 
 
 @dataclass(frozen=True)
@@ -163,9 +156,9 @@ def analyse(
     with reporter.stage("related papers"):
         # A reused fit needs no phrase counts but those of the changed papers (``paper_neighbours``).
         counts = None if fit is not None else count_phrases(texts)
-        space_fit = fit.space if fit is not None else fit_space(counts_of(counts), vectors)
+        space_fit = fit.space if fit is not None else fit_space(counts, vectors)
         neighbour_store = NeighbourStore(cache_dir, embedder.name) if cache_dir is not None else None
-        state_key = neighbour_key(embedder.name, space_fit, related_per_paper)
+        state_key = neighbour_key(embedder.name, space_fit, related_per_paper) if neighbour_store else ""
         previous = (
             neighbour_store.load(state_key) if neighbour_store is not None and fit is not None else None
         )
@@ -178,10 +171,7 @@ def analyse(
                 f"related papers: updated, {plural(neighbourhood.recomputed_rows, 'list')} recomputed "
                 "or merged, the rest kept from the last build"
             )
-        unchanged = (
-            previous is not None and neighbourhood.recomputed_rows == 0 and previous.keys == tuple(keys)
-        )
-        if neighbour_store is not None and not unchanged:
+        if neighbour_store is not None and neighbourhood.state is not previous:
             neighbour_store.save(state_key, neighbourhood.state)
         related = related_from(neighbourhood.state.related, keywords)
         vocabulary = keyphrase_vocabulary(
@@ -190,7 +180,7 @@ def analyse(
         related = explain_related(related, vocabulary, similarity_scale(space.expanded))
 
     with reporter.stage("topics"):
-        topic_fit = fit.topics if fit is not None else fit_topics(counts_of(counts), space.vectors)
+        topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)
         topics = assign_topics(topic_fit, space.vectors)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 

@@ -35,7 +35,9 @@ from generator.analysis.related import (
     PaperSpace,
     PhraseCounts,
     SpaceFit,
+    best_first,
     count_phrases,
+    exact_neighbours,
     expand_from,
     joint_vectors,
     neighbour_lists,
@@ -80,6 +82,7 @@ class NeighbourState:
 class Neighbourhood:
     space: PaperSpace
     state: NeighbourState
+    """``previous`` itself when no paper changed."""
     recomputed_rows: int | None
     """Rows whose related list an update recomputed or merged; ``None`` when everything was computed."""
 
@@ -126,6 +129,8 @@ def paper_neighbours(
             )
             recomputed = int(related_changed.sum())
     state = NeighbourState(tuple(keys), vectors, expansion, related)
+    if previous is not None and recomputed == 0 and state.keys == previous.keys:
+        state = previous  # the same papers in the same order: nothing to store again
     return Neighbourhood(PaperSpace(vectors=vectors, expanded=expanded), state, recomputed)
 
 
@@ -191,17 +196,11 @@ def updated_lists(
     for row, arrived in arrivals.items():
         candidates = np.concatenate([indices[row], np.array([j for j, _ in arrived], dtype=np.intp)])
         candidate_scores = np.concatenate([scores[row], np.array([s for _, s in arrived], dtype=np.float32)])
-        order = np.lexsort((candidates, -candidate_scores))[:count]
-        indices[row], scores[row] = candidates[order], candidate_scores[order]
+        ranked, ranked_scores = best_first(candidate_scores[None, :], candidates[None, :])
+        indices[row], scores[row] = ranked[0, :count], ranked_scores[0, :count]
         changed[row] = True
     recompute = np.flatnonzero(stale)
     for start in range(0, len(recompute), CHUNK_ROWS):
         rows = recompute[start : start + CHUNK_ROWS]
-        similarity = vectors[rows] @ vectors.T
-        similarity[np.arange(len(rows)), rows] = -np.inf  # never the paper itself
-        candidates = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
-        ranked = np.take_along_axis(similarity, candidates, 1)
-        order = np.lexsort((candidates, -ranked), axis=1)
-        indices[rows] = np.take_along_axis(candidates, order, 1)
-        scores[rows] = np.take_along_axis(ranked, order, 1)
+        indices[rows], scores[rows] = exact_neighbours(vectors, rows, count)
     return NeighbourLists(indices, scores), changed

@@ -315,18 +315,23 @@ def nearest_neighbours(
         yield from _ranked_candidates(vectors, approximate_candidates(vectors, count), count)
         return
     for start in range(0, total, CHUNK_ROWS):
-        similarity = vectors[start : start + CHUNK_ROWS] @ vectors.T
-        rows = np.arange(similarity.shape[0])
-        similarity[rows, rows + start] = -np.inf  # never the paper itself
-        if count <= 0:
-            empty = np.zeros((len(rows), 0))
-            yield start, empty.astype(np.intp), empty
-            continue
-        candidates = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
-        yield start, *_best_first(similarity[rows[:, None], candidates], candidates)
+        yield start, *exact_neighbours(vectors, np.arange(start, min(start + CHUNK_ROWS, total)), count)
 
 
-def _best_first(scores: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def exact_neighbours(vectors: np.ndarray, rows: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``count`` nearest other rows of each of ``rows`` over every row, best first:
+    ``(indices, similarities)``, one row each."""
+    similarity = vectors[rows] @ vectors.T
+    similarity[np.arange(len(rows)), rows] = -np.inf  # never the paper itself
+    if count <= 0:
+        empty = np.zeros((len(rows), 0))
+        return empty.astype(np.intp), empty
+    candidates = np.argpartition(-similarity, count - 1, axis=1)[:, :count]
+    return best_first(np.take_along_axis(similarity, candidates, 1), candidates)
+
+
+def best_first(scores: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's candidates by descending score, ties to the lower index."""
     order = np.lexsort((candidates, -scores), axis=1)
     return np.take_along_axis(candidates, order, 1), np.take_along_axis(scores, order, 1)
 
@@ -363,7 +368,7 @@ def _ranked_candidates(
         safe = np.where(useless, 0, candidates)
         scores = np.einsum("nd,nkd->nk", vectors[rows], vectors[safe])
         scores[useless] = -np.inf
-        indices, ranked = _best_first(scores, safe)
+        indices, ranked = best_first(scores, safe)
         yield start, indices[:, :count], ranked[:, :count]
 
 
