@@ -300,8 +300,7 @@ class PageRenderer:
         """A file made from all of the digest: keyed by the digest's own key, when there is one."""
         if digest_key is None:
             return LazyFile(key=None, render=render)
-        key = hashlib.sha256(f"{self._templates_key()}\0{digest_key}\0{path}".encode()).hexdigest()[:32]
-        return LazyFile(key=key, render=render)
+        return LazyFile(key=_hashed((self._templates_key(), digest_key, path)), render=render)
 
     def render_pages(self, digest: Digest) -> dict[str, str]:
         """The Markdown pages; no page shows a map position."""
@@ -316,6 +315,7 @@ class PageRenderer:
         digest, so only rendering it tells whether it changed."""
         return self._templates_key() if self._is_shipped("paper.md.j2") else None
 
+    @functools.cache  # noqa: B019 -- as ``_templates_key``; asked once per page, it read the file each time
     def _is_shipped(self, template: str) -> bool:
         _, filename, _ = self.environment.loader.get_source(self.environment, template)
         return filename is not None and Path(filename).parent == TEMPLATES_DIR
@@ -346,7 +346,7 @@ class PageRenderer:
             len(digest.papers),
             context,
         )
-        return LazyFile(key=hashlib.sha256(repr(inputs).encode()).hexdigest()[:32], render=render)
+        return LazyFile(key=_hashed(inputs), render=render)
 
     def page_files(self, digest: Digest, digest_key: str | None = None) -> dict[str, str | LazyFile]:
         """The Markdown pages, each paper's page as a ``LazyFile``: keyed by everything it shows, so a
@@ -730,7 +730,11 @@ def _page_key(template_key: str, path: str, paper: AnalysedPaper, shown: dict[st
     entry = replace(paper.entry, paper=replace(paper.entry.paper, source=None))
     # Scores as the page shows them, so that a similarity moving in its third decimal keeps the page.
     related = [{**link, "score": round(link["score"], 2)} for link in shown["related"]]
-    inputs = (template_key, path, entry, {**shown, "related": related})
+    return _hashed((template_key, path, entry, {**shown, "related": related}))
+
+
+def _hashed(inputs: tuple[Any, ...]) -> str:
+    """A docs file's key: the start of the sha256 of what it is made from, as Python writes it."""
     return hashlib.sha256(repr(inputs).encode()).hexdigest()[:32]
 
 
