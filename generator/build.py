@@ -14,7 +14,7 @@ from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
-from generator.site.mkdocs_config import configured_site_url
+from generator.site.mkdocs_config import configured_site_url, site_files_may_be_shared
 from generator.site.output import (
     DocsWriteReport,
     LazyFile,
@@ -221,8 +221,11 @@ def _write_and_build(
         reporter.info("mkdocs build: skipped, the site is already built from these pages")
         output.keep_current_site()
     else:
-        # Updating pays a copy of the old site; when most pages changed, a full build is cheaper.
-        update = report.written < report.unchanged and output.stage_site_update(fingerprint)
+        # An update starts from the old site (linked or copied); when most pages changed, a full
+        # build is cheaper.
+        update = report.written < report.unchanged and output.stage_site_update(
+            fingerprint, share_files=site_files_may_be_shared(config_file)
+        )
         with reporter.stage(
             "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
         ):

@@ -161,6 +161,46 @@ def test_updated_site_is_the_site_a_full_build_makes(project: dict, fake_embedde
     assert not any(".staging" in p.name for p in request.site_dir.parent.iterdir())
 
 
+def test_an_update_over_linked_files_leaves_the_published_site_as_it_was(
+    project: dict, fake_embedder, monkeypatch
+) -> None:
+    """The update starts from hard links to the published site's files; MkDocs and the hook then
+    write every changed file anew, so a build that fails after them leaves the site byte for byte."""
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    site_before = snapshot(request.site_dir)
+    edited = [f"{SAMPLE_ABSTRACTS[0]} We also release our code.", *SAMPLE_ABSTRACTS[1:]]
+    write_text_input(project["source"], "Test Digest", edited)
+    from generator import build as build_module
+
+    linked: list[int] = []
+    real_build_site = build_module.build_site
+
+    def build_then_fail(*arguments, **options):
+        staged_site = arguments[2]
+        linked.append(sum(1 for p in staged_site.rglob("*") if p.is_file() and p.stat().st_nlink > 1))
+        real_build_site(*arguments, **options)
+        raise DigestError("stopped after MkDocs")
+
+    monkeypatch.setattr(build_module, "build_site", build_then_fail)
+    with pytest.raises(DigestError, match="stopped after MkDocs"):
+        build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert linked and linked[0] > 0.9 * len(site_before), "the update did not start from links"
+    assert snapshot(request.site_dir) == site_before
+
+
+def test_an_owners_plugin_or_hook_gets_a_copied_site(tmp_path: Path) -> None:
+    from generator.site.mkdocs_config import site_files_may_be_shared
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\n")
+    assert site_files_may_be_shared(config)
+    config.write_text("site_name: x\nplugins:\n  - tags\n")
+    assert not site_files_may_be_shared(config)
+    config.write_text("site_name: x\nhooks:\n  - my_hook.py\n")
+    assert not site_files_may_be_shared(config)
+
+
 def test_updated_hand_written_file_reaches_another_docs_folder(
     project: dict, fake_embedder, tmp_path
 ) -> None:

@@ -92,6 +92,15 @@ def merged_settings(owner: Mapping[str, Any], defaults: Mapping[str, Any] | None
     return merged
 
 
+def site_files_may_be_shared(config_file: Path) -> bool:
+    """Whether an update of the site may start from hard links to the published site's files: only
+    when the build runs Paper Digest's own hooks and no plugin, which all write a new file instead of
+    rewriting one in place. An owner's plugin or hook might rewrite one, and so the published site."""
+    owner = read_owner_config(config_file)
+    merged = merged_settings(owner)
+    return not merged["plugins"] and merged["hooks"] == [str(HOOK_FILE)]
+
+
 def settings_fingerprint() -> str:
     """A hash of Paper Digest's own MkDocs settings: a site built with other ones is built again."""
     return hashlib.sha256(DEFAULTS_FILE.read_bytes()).hexdigest()

@@ -283,16 +283,22 @@ class StagedOutput:
         """Whether the published site was built from exactly these docs and settings."""
         return self._stamp() == fingerprint.as_stamp()
 
-    def stage_site_update(self, fingerprint: SiteFingerprint) -> bool:
+    def stage_site_update(self, fingerprint: SiteFingerprint, share_files: bool = False) -> bool:
         """Copy the published site into the staging folder when it was built with the same settings,
-        so only changed pages need building; ``False`` (nothing copied) when it was not."""
+        so only changed pages need building; ``False`` (nothing copied) when it was not.
+
+        With ``share_files`` the copy's files are hard links to the published ones (where the file
+        system allows), which costs no copying: only for a build whose every writer replaces a file
+        rather than rewriting it (``generator.site.update``, ``mkdocs_config.site_files_may_be_shared``).
+        """
         if self.site_dir is None or self.staged_site is None:
             return False
         if self._stamp().get("settings") != fingerprint.settings:
             return False
         try:
-            # copy2 keeps the timestamps MkDocs' dirty build compares with the Markdown's.
-            shutil.copytree(self.site_dir, self.staged_site, copy_function=shutil.copy2, dirs_exist_ok=True)
+            # Both keep the timestamps MkDocs' dirty build compares with the Markdown's.
+            copy = _link_or_copy if share_files else shutil.copy2
+            shutil.copytree(self.site_dir, self.staged_site, copy_function=copy, dirs_exist_ok=True)
         except OSError:
             shutil.rmtree(self.staged_site, ignore_errors=True)
             self.staged_site.mkdir()
@@ -310,7 +316,10 @@ class StagedOutput:
         _swap_in(self.staged_docs, self.docs_dir)
         if self.staged_site is not None and self.site_dir is not None and site_fingerprint is not None:
             stamp = json.dumps(site_fingerprint.as_stamp())
-            (self.staged_site / SITE_STAMP).write_text(stamp, encoding="utf-8")
+            # A new file, not the old one rewritten: it may be the published site's stamp too (a link).
+            staged_stamp = self.staged_site / f"{SITE_STAMP}.new"
+            staged_stamp.write_text(stamp, encoding="utf-8")
+            staged_stamp.replace(self.staged_site / SITE_STAMP)
             _swap_in(self.staged_site, self.site_dir)
 
     def discard(self) -> None:

@@ -43,7 +43,20 @@ class SiteUpdate(BasePlugin):
     @event_priority(-100)
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         self._remove_outputs_of(self.removed_docs, config)
+        self._unlink_outputs_to_be_written(files, config)
         return files
+
+    def _unlink_outputs_to_be_written(self, files: Files, config: MkDocsConfig) -> None:
+        """Every output MkDocs will write again (a changed page or file, and the theme's templates,
+        which it writes on every build) goes first: MkDocs writes in place, and the copy of the site
+        may share its files with the published one (hard links), which must stay as it is until the
+        updated site replaces it."""
+        for file in files:
+            if file.is_modified():
+                Path(file.abs_dest_path).unlink(missing_ok=True)
+        for template in config.theme.static_templates:
+            for name in (template, f"{template}.gz"):  # MkDocs gzips the sitemap beside it
+                (self.site_dir / name).unlink(missing_ok=True)
 
     def _remove_outputs_of(self, removed_docs: list[str], config: MkDocsConfig) -> None:
         for relative in removed_docs:
