@@ -189,6 +189,28 @@ def test_an_update_over_linked_files_leaves_the_published_site_as_it_was(
     assert snapshot(request.site_dir) == site_before
 
 
+def test_replaced_folders_are_removed_after_the_build(project: dict, fake_embedder) -> None:
+    """The old docs and site are deleted by a process of their own, with any a stopped build left."""
+    import time
+
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    stale = request.site_dir.parent / f".{request.site_dir.name}.old-1-1"
+    (stale / "papers").mkdir(parents=True)
+    (stale / "papers" / "index.html").write_text("left by a build stopped while removing it")
+    write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    assert (request.site_dir / "index.html").is_file() and (request.docs_dir / "index.md").is_file()
+
+    def leftovers() -> list[str]:
+        return [p.name for p in request.site_dir.parent.iterdir() if ".old-" in p.name]
+
+    deadline = time.monotonic() + 30
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftovers() == []
+
+
 def test_an_owners_plugin_or_hook_gets_a_copied_site(tmp_path: Path) -> None:
     from generator.site.mkdocs_config import site_files_may_be_shared
 

@@ -8,7 +8,10 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -423,15 +426,43 @@ def build_site(
 
 
 def _swap_in(new: Path, target: Path) -> None:
-    """Put ``new`` where ``target`` is: two renames on one file system, the old folder removed after."""
-    old = None
+    """Put ``new`` where ``target`` is: two renames on one file system, the old folder removed after,
+    by a process of its own, with any an earlier build left (one stopped while its was removed)."""
     if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        shutil.rmtree(old, ignore_errors=True)
-        target.rename(old)
+        target.rename(target.with_name(f".{target.name}.old-{os.getpid()}-{time.time_ns()}"))
     new.rename(target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    _remove_in_background(sorted(target.parent.glob(f".{target.name}.old-*")))
+
+
+def _remove_in_background(folders: Sequence[Path]) -> None:
+    """Delete ``folders`` without waiting: the build is done once the new folder is in place. At 50,000
+    papers the old site is 113k files in 63k folders, whose deletion took 21 s of an edit's build."""
+    if not folders:
+        return
+    command = [sys.executable, "-c", _REMOVE_FOLDERS, *map(str, folders)]
+    try:
+        # The child forks the remover and returns at once, so nothing is left to reap here.
+        subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# A session of its own: not stopped by a Ctrl-C meant for the next build.
+_REMOVE_FOLDERS = """
+import os, shutil, sys
+if os.fork() == 0:
+    os.setsid()
+    for folder in sys.argv[1:]:
+        shutil.rmtree(folder, ignore_errors=True)
+"""
 
 
 def serve_site(config_file: Path, docs_dir: Path, dev_addr: str | None) -> None:
