@@ -181,8 +181,8 @@ class StagedOutput:
                 self._stage_doc(relative, content)
             elif content.key is None:
                 self._stage_doc(relative, content.render().encode("utf-8"))
-            elif self._keep_made_from(relative, content.key, made_from.get(relative)):
-                keys[relative] = made_from[relative]
+            elif (kept := self._keep_made_from(relative, content.key, made_from.get(relative))) is not None:
+                keys[relative] = kept
             else:
                 written = self._stage_doc(relative, content.render().encode("utf-8"))
                 stamp = self._file_stamp(_inside(self.staged_docs, relative))
@@ -208,30 +208,30 @@ class StagedOutput:
                     built.write_bytes(data)
         return self._counted_report()
 
-    def _keep_made_from(self, relative: str, key: str, recorded: object) -> bool:
+    def _keep_made_from(self, relative: str, key: str, recorded: object) -> list[str | int] | None:
         """Stage the current docs file as it is when the manifest says it was made from ``key`` and
         it still holds what was written then: its size and modification time as recorded (a file
-        edited since has another), or else its content's hash."""
+        edited since has another), or else its content's hash. Returns the file's record for the
+        new manifest (stamped anew when its content had to be read), ``None`` when it is not kept."""
         if not (isinstance(recorded, list) and len(recorded) in (2, 4) and recorded[0] == key):
-            return False
+            return None
         if not (isinstance(recorded[1], str) and len(recorded[1]) == RECORDED_HASH_LENGTH):
-            return False
+            return None
         current = _inside(self.docs_dir, relative)
         try:
             untouched = len(recorded) == 4 and self._file_stamp(current) == recorded[2:]
             if not untouched:
                 digest = hashlib.sha256(current.read_bytes()).hexdigest()[:RECORDED_HASH_LENGTH]
                 if digest != recorded[1]:
-                    return False
+                    return None
         except (OSError, ValueError):
-            return False
+            return None
         staged = self._staged_path(relative)
         _link_or_copy(current, staged)
-        if not untouched:  # re-stamped, so the next build need not read it again
-            recorded[2:] = self._file_stamp(staged)
         self._digests[relative] = bytes.fromhex(recorded[1])
         self._changed.discard(relative)
-        return True
+        # Stamped anew when it was read, so the next build need not read it again.
+        return list(recorded) if untouched else [key, recorded[1], *self._file_stamp(staged)]
 
     @staticmethod
     def _file_stamp(path: Path) -> list[int]:

@@ -65,22 +65,29 @@ def write_search_index(site_dir: Path) -> SearchIndexReport:
     # A site being updated is a copy of the last one: its old index goes, whole (Pagefind names its
     # chunks by their content, so stale ones would stay beside the new ones).
     shutil.rmtree(index_dir, ignore_errors=True)
-    pages = 0
-    for scratch_parent in _scratch_parents(site_dir):
-        with tempfile.TemporaryDirectory(prefix=f".{site_dir.name}.search-", dir=scratch_parent) as scratch:
-            try:
-                pages = _copy_searched_pages(site_dir, Path(scratch))
-            except OSError as error:
-                if error.errno == errno.ENOSPC and scratch_parent != site_dir.parent:
-                    continue  # memory's file system is full: beside the site instead
-                raise
-            if pages:
-                _run_pagefind(Path(scratch), index_dir)
-            break
+    *in_memory, beside_site = _scratch_parents(site_dir)
+    try:
+        pages = _index_through_scratch(site_dir, index_dir, in_memory[0]) if in_memory else None
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        pages = None  # memory's file system filled up
+    if pages is None:
+        pages = _index_through_scratch(site_dir, index_dir, beside_site)
     for name in UNUSED_BUNDLE_FILES:
         (index_dir / name).unlink(missing_ok=True)
     size = sum(file.stat().st_size for file in index_dir.rglob("*") if file.is_file())
     return SearchIndexReport(pages=pages, size=size, seconds=time.perf_counter() - started)
+
+
+def _index_through_scratch(site_dir: Path, index_dir: Path, scratch_parent: Path) -> int:
+    """Pagefind run over the searched pages copied into a scratch folder in ``scratch_parent``,
+    deleted after; the number of pages."""
+    with tempfile.TemporaryDirectory(prefix=f".{site_dir.name}.search-", dir=scratch_parent) as scratch:
+        pages = _copy_searched_pages(site_dir, Path(scratch))
+        if pages:
+            _run_pagefind(Path(scratch), index_dir)
+    return pages
 
 
 MEMORY_FILE_SYSTEM = Path("/dev/shm")
