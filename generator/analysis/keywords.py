@@ -143,26 +143,18 @@ def _contains(longer: list[str], shorter: list[str]) -> bool:
     return any(longer[start : start + size] == shorter for start in range(len(longer) - size + 1))
 
 
-def _only_inside(key: str, picked: Sequence[str], candidates: dict[str, Candidate]) -> bool:
-    """``key`` and a picked keyword where one holds the other and the abstract never uses the shorter
-    apart from the longer ("wormhole" only in "wasserstein wormhole"): showing both says one thing
-    twice. Every span is counted, so the shorter's count equals the longer's exactly then. A shorter
-    one the abstract also uses on its own stays: authors list "reinforcement learning" beside
-    "inverse reinforcement learning". On NeurIPS 2023 F1@5 is 0.2140 with this rule, 0.2135 without,
-    0.2072 when the shorter goes unless used apart as often as inside, 0.196-0.205 when any part or
-    suffix of a picked keyword goes (``benchmarks/keyword_quality.py``)."""
-    words = key.split()
-    for other in picked:
-        other_words = other.split()
-        if len(words) == len(other_words):
-            continue
-        shorter, longer = (key, other) if len(words) < len(other_words) else (other, key)
-        if (
-            _contains(longer.split(), shorter.split())
-            and candidates[shorter].count <= candidates[longer].count
-        ):
-            return True
-    return False
+def _says_again(shorter: str, longer: str, candidates: dict[str, Candidate]) -> bool:
+    """Whether ``shorter``, shown beside ``longer``, says little the longer does not: its words are
+    inside the longer's, and the abstract never uses it apart from the longer (every span is
+    counted, so the counts are equal then) or, for one word, uses it more often inside than apart
+    (the name "wormhole" of "Wasserstein Wormhole", used once alone). A phrase the abstract also uses
+    on its own stays (authors list "reinforcement learning" beside "inverse reinforcement
+    learning"), and so does a word it mostly uses alone ("graph" beside "graph neural network")."""
+    if not _contains(longer.split(), shorter.split()):
+        return False
+    inside = candidates[longer].count
+    apart = candidates[shorter].count - inside
+    return apart <= 0 or (" " not in shorter and apart < inside)
 
 
 def rank_keywords(
@@ -232,16 +224,42 @@ def rank_keywords(
             )
             scored.append((score, spelling))
         scored.sort(key=lambda item: (-item[0], item[1]))
-        picked: list[tuple[float, str]] = []
-        picked_keys: list[str] = []
-        for score, spelling in scored:
-            if len(picked) == top_n:
-                break
-            if not _only_inside(key_of[spelling], picked_keys, paper_candidates):
-                picked.append((score, spelling))
-                picked_keys.append(key_of[spelling])
+        picked = _pick(scored, top_n, paper_candidates, key_of)
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
+
+
+def _pick(
+    scored: list[tuple[float, str]], top_n: int, candidates: dict[str, Candidate], key_of: dict[str, str]
+) -> list[tuple[float, str]]:
+    """The first ``top_n`` of ``scored`` (best first) with no keyword that ``_says_again`` another:
+    a longer one takes the place of the shorter picked before it, and a shorter one after its longer
+    is passed over. On NeurIPS 2023 (``benchmarks/keyword_quality.py``, with possessives ending
+    phrases) F1@5 is 0.2139 with this rule, and a keyword is inside another of its paper 2,716 times
+    in 16,090; 0.2139 and 3,442 before, when only a shorter keyword never used apart went and the
+    later of the two was the one dropped; 0.2121 and 1,308 when every single word inside a longer
+    keyword goes; 0.183 when every shorter keyword goes (0.196 dropping the later one)."""
+    picked: list[tuple[float, str]] = []
+    for score, spelling in scored:
+        if len(picked) == top_n:
+            break
+        key = key_of[spelling]
+        words = len(key.split())
+        picked_keys = [key_of[shown] for _, shown in picked]
+        if any(_says_again(key, other, candidates) for other in picked_keys if len(other.split()) > words):
+            continue
+        replaced = [
+            slot
+            for slot, other in enumerate(picked_keys)
+            if len(other.split()) < words and _says_again(other, key, candidates)
+        ]
+        if not replaced:
+            picked.append((score, spelling))
+            continue
+        picked[replaced[0]] = (score, spelling)  # the place of the first one it says again
+        for slot in reversed(replaced[1:]):  # "graph" and "neural network" both inside "graph neural network"
+            del picked[slot]
+    return picked
 
 
 def _keybert_similarities(

@@ -16,6 +16,12 @@ peak fell from 5.4 GB to 2.9, 1.5 and 0.75 GB with 2, 4 and 8 shards, but a quer
 and 1,411 KB (median) instead of 726 KB, its first result came later (781, 952, 1,287 ms against 561 ms
 from the script's import), and a word missing from one shard was dropped there instead of excluding its
 pages (a title with a nonsense word found 141 pages instead of none).
+
+Nor can what the site asks of Pagefind make one index small at that size. At 50,000 pages its peak is
+5.36 GB, reached while it builds the index (1.2 GB after reading the pages); 5.33 GB with one thread
+(``RAYON_NUM_THREADS`` and ``TOKIO_WORKER_THREADS`` 1); 2.98 GB for half the pages; and 4.32 GB when
+the pages hold only each paper's title and abstract. So the memory grows with the pages far more
+than with their text.
 """
 
 from __future__ import annotations

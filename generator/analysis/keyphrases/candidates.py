@@ -2,10 +2,10 @@
 
 An abstract is stripped of markup (math, URLs and tags become phrase breaks), an acronym defined in
 the text ("large language models (LLMs)") is replaced by its expansion, and the text is cut into
-maximal runs of content words at punctuation, function words, verbs and adverbs. Every 1-3-word
-span of a run that neither starts nor ends with a generic word, nor ends with an adjective-like
-word, is a candidate; a span always extended by the same neighbour ("large language" of "large
-language model") is a fragment and dropped.
+maximal runs of content words at punctuation, function words, verbs and adverbs, and after a
+possessive ("the model's outputs"). Every 1-3-word span of a run that neither starts nor ends with a
+generic word, nor ends with an adjective-like word, is a candidate; a span always extended by the
+same neighbour ("large language" of "large language model") is a fragment and dropped.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ PHRASE_BREAK = " ; "
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
 _ACRONYM_DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,11})\s*[;,)]")
 _BREAKING_SYMBOLS = re.compile(r"[{}\\^~|<>=]")
+_POSSESSIVE = ("'s", "’s")
 
 
 @dataclass
@@ -150,18 +151,17 @@ def _spelled_by(short: str, words: list[str]) -> int | None:
 
 
 def _runs(text: str) -> list[list[str]]:
-    runs: list[list[str]] = []
-    current: list[str] = []
+    runs: list[list[str]] = [[]]
     for token in _TOKEN.findall(text):
-        if not token[0].isalnum() or _weak(token):
-            if current:
-                runs.append(current)
-            current = []
-        else:
-            current.append(token)
-    if current:
-        runs.append(current)
-    return runs
+        owner = len(token) > 2 and token.endswith(_POSSESSIVE)
+        word = token[:-2] if owner else token
+        if not token[0].isalnum() or _weak(word):
+            runs.append([])
+            continue
+        runs[-1].append(word)
+        if owner:  # "the model's outputs": the owner ends a phrase, what it owns starts the next
+            runs.append([])
+    return [run for run in runs if run]
 
 
 def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
