@@ -13,7 +13,10 @@ it) and compared with the real one. Printed per corpus:
   the same check on the real titles is printed beside it as the detector's false-alarm rate;
 - the longest derived title, in characters;
 - names kept: of the papers whose real title is "Name: …" with a Name the abstract also uses, the
-  share whose derived title contains that Name.
+  share whose derived title contains that Name;
+- bad starts: derived titles that say the paper does something instead of what ("We show that …",
+  "This paper focuses on …"), or whose description after "Name:" is a verb phrase ("PAM: Propose
+  a …", "IRLS: And analyze …", "HAT: To design …").
 
 Development corpora only: the ICML 2024 titles are held back (the bundled abstracts come from it),
 so this script refuses that file rather than let anyone tune on it by accident.
@@ -92,6 +95,20 @@ def bad_ending(title: str) -> bool:
     )
 
 
+_SELF_START = re.compile(r"(?:we|our|this (?:paper|work|study|article))\s", re.I)
+
+
+def bad_start(title: str) -> bool:
+    """True when the title opens as a sentence about the paper, or its description as a verb phrase."""
+    if _SELF_START.match(title):
+        return True
+    _, colon, description = title.partition(": ")
+    first = description.split(" ", 1)[0].lower().strip(",")
+    return bool(colon) and (
+        first in ("and", "or", "but", "to", "that") or (first in VERBS and not first.endswith(("ing", "ed")))
+    )
+
+
 def method_name(title: str, abstract: str) -> str | None:
     """The name a real title "Name: description" gives, when the abstract uses it too."""
     head, colon, _ = title.partition(":")
@@ -110,14 +127,16 @@ class Scores:
     longest: int
     names: int
     names_kept: float
+    bad_start: float
 
 
 def score(records: list[dict], show: int = 0) -> Scores:
-    rouges, bad, bad_real, longest, names, kept = [], 0, 0, 0, 0, 0
+    rouges, bad, bad_real, longest, names, kept, starts = [], 0, 0, 0, 0, 0, 0
     for position, record in enumerate(records):
         derived = derive_title(record["abstract"])
         rouges.append(rouge1(derived, record["title"]))
         bad += bad_ending(derived)
+        starts += bad_start(derived)
         bad_real += bad_ending(record["title"])
         longest = max(longest, len(derived))
         name = method_name(record["title"], record["abstract"])
@@ -134,6 +153,7 @@ def score(records: list[dict], show: int = 0) -> Scores:
         longest,
         names,
         kept / names if names else float("nan"),
+        starts / len(records),
     )
 
 
@@ -144,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     print(
         f"{'corpus':42s} {'papers':>6s} {'ROUGE-1':>7s} {'bad end':>7s} {'(real)':>6s} {'max len':>7s} "
-        f"{'names kept':>12s}"
+        f"{'names kept':>12s} {'bad start':>9s}"
     )
     for corpus in arguments.corpora:
         if corpus.name in HELD_BACK:
@@ -156,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         result = score(records, arguments.show)
         print(
             f"{corpus.name:42s} {result.papers:6d} {result.rouge:7.3f} {result.bad:7.1%} "
-            f"{result.bad_real:6.1%} {result.longest:7d} {result.names_kept:6.1%} of {result.names:4d}"
+            f"{result.bad_real:6.1%} {result.longest:7d} {result.names_kept:6.1%} of {result.names:4d} "
+            f"{result.bad_start:9.1%}"
         )
     return 0
 

@@ -83,7 +83,8 @@ def strip_markup(text: str, gap: str = " ") -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
 _NAMED_CONTRIBUTION = re.compile(
     r"(?:\b(?:we|this (?:paper|work)|the paper|our (?:work|paper))\s+(?:also\s+|further\s+|then\s+)?"
-    r"(?:present|propose|introduce|develop|design|describe|release|build|create|contribute|devise|construct)s?|"
+    r"(?:present|propose|introduce|develop|design|describe|release|build|create|contribute|devise|construct)s?"
+    r"(?:\s+and\s+[a-z]+|\s+to\s+[a-z]+)?|"  # "we propose and analyze X", "we propose to design X"
     r"\bby (?:introducing|proposing|presenting|developing))\s+",
     re.I,
 )
@@ -117,7 +118,7 @@ _WHAT_WE_DO = re.compile(
     r"(?:investigate|study|examine|explore|analy[sz]e|address|tackle|consider|revisit|characteri[sz]e|"
     r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive|"
     r"build|design|describe|report on|formali[sz]e)(?:e?s)?\s+"
-    r"(?:and \w+\s+)?"
+    r"(?:and \w+\s+|to [a-z]+\s+)?"
     r"(?P<rest>.+)",
     re.I,
 )
@@ -144,6 +145,11 @@ _LEAD_IN = re.compile(
     r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+", re.I
 )
 _DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
+# The last parts of hyphenated words that modify a noun still to come ("small-scale", "model-based").
+_MODIFIER_COMPOUND_ENDS = frozenset(
+    {"scale", "based", "level", "aware", "free", "like", "specific", "agnostic", "dependent", "order",
+     "invariant", "efficient", "oriented", "grained", "wise", "independent", "step", "time"}
+)  # fmt: skip
 # Prepositions after which a gerund needs its object: "success at finding", "progress in solving".
 _BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
@@ -236,7 +242,18 @@ def _opening_phrase(sentence: str) -> str:
     )
     if lead_in and len(sentence) - lead_in.end() >= 20:
         sentence = sentence[lead_in.end() :]
+    # "We give the first tester-learner for …", "This work focuses on …": what the paper does
+    self_subject = _SELF_SUBJECT.match(sentence)
+    if self_subject and len(sentence) - self_subject.end() >= 20:
+        sentence = sentence[self_subject.end() :]
     return sentence
+
+
+_SELF_SUBJECT = re.compile(
+    r"(?:we|this (?:paper|work|study|article)|our (?:paper|work|study))\s+"
+    r"(?:\w+ly\s+|first\s+|also\s+|here\s+)?[a-z]+\s+(?:(?:on|that|to [a-z]+)\s+)?",
+    re.I,
+)
 
 
 def _content_words(text: str) -> list[str]:
@@ -383,8 +400,16 @@ def _spelled_out(name: str, abstract: str) -> str | None:
     match = re.search(r"((?:[^\s()]+\s+){1,12})\(" + re.escape(name) + r"\)", abstract)
     if not match:
         return None
+    from generator.analysis.keyphrases.wordlists import (  # the keyphrase package imports this module
+        FUNCTION_WORDS,
+        VERBS,
+    )
+
     words = match.group(1).split()
     for start in range(max(0, len(words) - capitals - 3), len(words)):
+        first = words[start].lower().strip(",;:")
+        if first in FUNCTION_WORDS or first in VERBS:
+            continue  # "we propose the PrOvable Training (POT)", "To address this, … the TRAjectory …"
         if words[start][:1].lower() == name[:1].lower():
             phrase = " ".join(words[start:]).strip(",;:")
             return phrase if len(phrase) > len(name) else None
@@ -401,7 +426,9 @@ def _shorten(text: str, limit: int = MAX_TITLE_LENGTH) -> str:
     preposition that fits, and never ending on a word that leaves it hanging."""
     text = text.strip().rstrip(".")
     for match in _CLAUSE_BREAK.finditer(text):
-        if match.start() >= 20:
+        # "tempering (for Sequential Monte Carlo; SMC) and entropic mirror descent": not a break
+        inside_aside = text.count("(", 0, match.start()) > text.count(")", 0, match.start())
+        if match.start() >= 20 and not inside_aside:
             text = text[: match.start()]
             break
     text = _cut_at_coordinated_verb(text)
@@ -452,6 +479,8 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
+    if "-" in word and (word.endswith("ed") or word.rsplit("-", 1)[-1] in _MODIFIER_COMPOUND_ENDS):
+        return True  # "… results on small-scale", "The simple, long-studied"
     # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"
     return bool(
         ADJECTIVE_ENDING.search(word)
