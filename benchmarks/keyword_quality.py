@@ -55,8 +55,10 @@ def _initialism(keyword: str) -> str:
 def slips(keywords: list[list[str]]) -> dict[str, int]:
     """The visible slips a reader notices, counted on the output alone (not by the code that avoids
     them): a lone word with a verb's -ize ending ("optimize"); a keyword that is part of another
-    keyword of the same paper ("wormhole" beside "wasserstein wormhole"); an acronym shown while
-    the digest also shows the phrase it abbreviates ("LLM" and "large language model")."""
+    keyword of the same paper ("wormhole" beside "wasserstein wormhole"); an acronym shown, alone or
+    in a phrase, while the digest also shows the phrase it abbreviates ("LLM" or "LLM inference" and
+    "large language model"); and spelling variants shown as two keywords ("fine-tuning" and
+    "finetuning")."""
     shown = {k for paper in keywords for k in paper}
     by_initials: dict[str, set[str]] = {}
     for keyword in shown:
@@ -76,14 +78,18 @@ def slips(keywords: list[list[str]]) -> dict[str, int]:
                 for other in paper
             ):
                 contained += 1
-            if (
-                sum(c.isupper() for c in keyword) >= 2
-                and " " not in keyword
-                and _initialism(keyword) in by_initials
+            if any(
+                sum(c.isupper() for c in token) >= 2 and _initialism(token) in by_initials
+                for token in keyword.split()
             ):
-                acronyms += 1
+                acronyms += 1  # "LLM", or "preference-based RL" beside "reinforcement learning"
+    compact: dict[str, set[str]] = {}
+    for keyword in shown:
+        compact.setdefault(re.sub(r"[\s-]+", "", keyword.lower()), set()).add(keyword)
+    variants = sum(len(spellings) - 1 for spellings in compact.values())
     return {"-ize verb alone": verbs, "part of another keyword of the paper": contained,
-            "acronym beside its expansion in the digest": acronyms}  # fmt: skip
+            "acronym beside its expansion in the digest": acronyms,
+            "spelling variants in the digest": variants}  # fmt: skip
 
 
 def main() -> None:

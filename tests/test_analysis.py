@@ -202,6 +202,23 @@ def test_candidates_are_phrases_not_word_salad() -> None:
     assert "adam depends" not in keys and "accepted" not in keys
 
 
+def test_an_acronym_inside_a_phrase_is_spelled_out_as_the_digest_defines_it() -> None:
+    defining = find_candidates(
+        [
+            "Reinforcement learning (RL) from preferences is hard. Preference-based reinforcement "
+            "learning needs labels.",
+            "We study preference-based RL and RL agents. Preference-based reinforcement learning "
+            "is cheap, and preference-based RL is popular.",
+        ],
+        [None, None],
+        5,
+    )
+    second = defining.per_paper[1]
+    assert "preference based rl" not in second and "rl agent" not in second
+    assert second["preference based reinforcement learning"].count == 3
+    assert second["reinforcement learning agent"].form == "reinforcement learning agent"
+
+
 def test_a_possessive_ends_its_owners_phrase() -> None:
     text = (
         "Large language models (LLMs) explain decisions. We test the LLM's explanations and the "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -25,7 +25,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.analysis.embed import Embedder
 from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus_spellings
-from generator.analysis.keyphrases.canonical import is_acronym
+from generator.analysis.keyphrases.canonical import canonical, canonical_key, is_acronym
 from generator.cache.candidates import CandidateStore
 from generator.cache.similarities import SimilarityStore, similarity_key
 from generator.model import Keyword
@@ -99,9 +99,10 @@ def _acronym_letters(form: str) -> str | None:
 def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str, Candidate]]:
     """An acronym an abstract uses without defining it ("LLMs") becomes the phrase another abstract
     of the digest defined it as ("large language models (LLMs)"), so one digest never shows both
-    "LLM" and "large language model". Only a definition seen in the digest counts, and its initials
-    must spell the acronym; when several phrases qualify, the one most abstracts defined wins (ties:
-    alphabetical)."""
+    "LLM" and "large language model"; so does an acronym inside a phrase ("preference-based RL" is
+    "preference-based reinforcement learning"). Only a definition seen in the digest counts, and its
+    initials must spell the acronym; when several phrases qualify, the one most abstracts defined
+    wins (ties: alphabetical)."""
     definitions: dict[str, Counter[str]] = {}
     forms: dict[str, str] = {}
     for candidates in per_paper:
@@ -110,32 +111,51 @@ def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str
                 definitions.setdefault(_initials(key), Counter())[key] += 1
                 forms.setdefault(key, candidate.form)
     expansion_of = {
-        letters: min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
+        letters: forms[min(counts.items(), key=lambda item: (-item[1], item[0]))[0]]
         for letters, counts in definitions.items()
     }
     if not expansion_of:
         return list(per_paper)
-    resolved: list[dict[str, Candidate]] = []
-    for candidates in per_paper:
-        merged: dict[str, Candidate] = {}
-        for key, candidate in candidates.items():
-            letters = _acronym_letters(candidate.form)
-            target = expansion_of.get(letters) if letters and len(letters) >= 2 else None
-            if target is None:
-                merged.setdefault(key, candidate)  # never changed in place: no copy
-                continue
-            found = merged.get(target) or candidates.get(target)
-            if found is None:
-                merged[target] = replace(candidate, key=target, form=forms[target], words=len(target.split()))
-            else:
-                merged[target] = replace(
-                    found,
-                    count=found.count + candidate.count,
-                    first_position=min(found.first_position, candidate.first_position),
-                    in_title=found.in_title or candidate.in_title,
-                )
-        resolved.append(merged)
-    return resolved
+
+    def expanded(token: str) -> str:
+        letters = _acronym_letters(token)
+        return expansion_of.get(letters, token) if letters and len(letters) >= 2 else token
+
+    def target(candidate: Candidate) -> str | None:
+        tokens = candidate.form.split()
+        spelled = [expanded(token) for token in tokens]
+        return canonical(" ".join(spelled)) if spelled != tokens else None
+
+    return [_renamed(candidates, target) for candidates in per_paper]
+
+
+def _renamed(
+    candidates: dict[str, Candidate], target_form: Callable[[Candidate], str | None]
+) -> dict[str, Candidate]:
+    """``candidates`` with each one that ``target_form`` gives a form moved to that form's key,
+    merged with the abstract's candidate of that key if it has one (counts added)."""
+    merged: dict[str, Candidate] = {}
+    moved: list[tuple[str, str, Candidate]] = []
+    for key, candidate in candidates.items():
+        form = target_form(candidate)
+        new_key = canonical_key(form) if form is not None else key
+        if form is None or new_key == key:
+            merged[key] = candidate  # never changed in place: no copy
+        else:
+            moved.append((new_key, form, candidate))
+    for new_key, form, candidate in moved:
+        found = merged.get(new_key)
+        merged[new_key] = (
+            replace(candidate, key=new_key, form=form, words=len(form.split()))
+            if found is None
+            else replace(
+                found,
+                count=found.count + candidate.count,
+                first_position=min(found.first_position, candidate.first_position),
+                in_title=found.in_title or candidate.in_title,
+            )
+        )
+    return merged
 
 
 def _contains(longer: list[str], shorter: list[str]) -> bool:
