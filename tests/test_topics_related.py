@@ -402,7 +402,7 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
     assert {point[2] for point in data["papers"]} == set(range(len(digest.topics)))
     assert [t["label"] for t in data["topics"]] == [t.label for t in digest.topics]
     assert 'data-src="../assets/paper-map.js"' in files["map.md"]
-    assert _readable_title("$\\bf{\\Phi}_\\textrm{Flow}$: \\texttt{MoE} {x}") == "Phi_Flow: MoE x"
+    assert _readable_title("$\\bf{\\Phi}_\\textrm{Flow}$: \\texttt{MoE} {x}") == "Φ_Flow: MoE x"
     assert len(files["map.md"].encode()) < 4_000
 
 

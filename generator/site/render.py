@@ -32,6 +32,7 @@ from generator.model import AnalysedPaper, Digest
 from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
+from generator.site.plain_math import unicode_math
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -790,17 +791,10 @@ def _topic_paths(digest: Digest) -> list[str]:
     return paths
 
 
-_TEX_WRAPPER = re.compile(r"\\[A-Za-z]+\*?\{([^{}]*)\}")
-_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
-
-
 def _readable_title(title: str) -> str:
-    """A title as the map's tooltip shows it (plain text, no MathJax there): TeX wrappers such as
-    ``\\texttt{MoE}`` unwrapped, other commands kept as their names, braces dropped."""
-    text = plain_title(title)
-    for _ in range(3):  # nested wrappers
-        text = _TEX_WRAPPER.sub(r"\1", text)
-    return " ".join(_TEX_COMMAND.sub(r"\1", text).replace("{", "").replace("}", "").split())
+    """A title as plain text where no MathJax renders it (the map's tooltips, the feed, citation
+    metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``."""
+    return unicode_math(plain_title(title))
 
 
 def _slug_of(path: str) -> str:

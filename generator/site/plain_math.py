@@ -1,0 +1,94 @@
+"""TeX as plain Unicode text, for the places a formula cannot be rendered: the map's tooltips, the
+feed's titles, citation metadata.
+
+``k \\ge 0`` reads "k ≥ 0", ``O(\\sqrt{T})`` "O(√T)", ``1.89\\times`` "1.89×" and ``L_2^2`` "L₂²".
+A command with no symbol of its own keeps its name (``\\log`` "log"), so nothing is lost; wrappers
+such as ``\\texttt{MoE}`` are unwrapped. Search keeps command names as words instead
+(``generator.site.search_text.readable_tex``), so that "delta" finds ``\\delta``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GREEK = {
+    name: chr(code)
+    for name, code in [
+        ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+        ("varepsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8), ("vartheta", 0x3D1),
+        ("iota", 0x3B9), ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE),
+        ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("upsilon", 0x3C5), ("phi", 0x3C6),
+        ("varphi", 0x3C6), ("chi", 0x3C7), ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393),
+        ("Delta", 0x394), ("Theta", 0x398), ("Lambda", 0x39B), ("Xi", 0x39E), ("Pi", 0x3A0),
+        ("Sigma", 0x3A3), ("Upsilon", 0x3A5), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9),
+    ]
+}  # fmt: skip
+_SYMBOLS = {
+    **_GREEK,
+    "ge": "≥", "geq": "≥", "le": "≤", "leq": "≤", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "∼",
+    "simeq": "≃", "equiv": "≡", "propto": "∝", "times": "×", "cdot": "·", "pm": "±", "mp": "∓",
+    "div": "÷", "infty": "∞", "in": "∈", "notin": "∉", "subset": "⊂", "subseteq": "⊆", "cup": "∪",
+    "cap": "∩", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "mapsto": "↦",
+    "leftrightarrow": "↔", "ell": "ℓ", "partial": "∂", "nabla": "∇", "forall": "∀", "exists": "∃",
+    "sum": "Σ", "prod": "∏", "int": "∫", "ldots": "…", "cdots": "⋯", "dots": "…", "star": "⋆",
+    "ast": "∗", "circ": "∘", "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈",
+    "rceil": "⌉", "emptyset": "∅", "varnothing": "∅", "top": "⊤", "perp": "⊥", "wedge": "∧",
+    "vee": "∨", "neg": "¬", "oplus": "⊕", "otimes": "⊗", "ll": "≪", "gg": "≫", "prime": "′",
+    "lVert": "‖", "rVert": "‖", "Vert": "‖", "lvert": "|", "rvert": "|", "vert": "|", "mid": "|",
+    "tilde": "", "hat": "", "bar": "", "widetilde": "", "widehat": "", "overline": "", "vec": "",
+}  # fmt: skip
+_SPACING = {",", ";", ":", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
+            "displaystyle", "limits"}  # fmt: skip
+_ESCAPED = {"|": "‖", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "}
+"""Escaped characters that are not themselves: a norm's bars, TeX's spaces."""
+_SUPERSCRIPT = dict(zip("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", strict=True))
+_SUBSCRIPT = dict(zip("0123456789+-=()aeioxnmkt", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢₒₓₙₘₖₜ", strict=True))
+
+_WRAPPER = re.compile(
+    r"\\(?:text[a-z]*|math[a-z]*|operatorname|bm|boldsymbol|emph|mbox|hbox|bf|it|rm)\*?\{([^{}]*)\}"
+)
+_SQRT = re.compile(r"\\sqrt\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
+_SCRIPT = re.compile(r"([_^])(?:\{([^{}]*)\}|([A-Za-z0-9+\-]))")
+
+
+def unicode_math(formula: str) -> str:
+    """One formula's TeX (without its delimiters) as plain Unicode text."""
+    text = formula
+    for _ in range(3):  # nested wrappers
+        text = _WRAPPER.sub(r"\1", text)
+        text = _SQRT.sub(lambda m: "√" + _grouped(m.group(1)), text)
+        text = _FRAC.sub(lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}", text)
+
+    def command(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:  # an escaped character: "\%", "\{", "\|", "\,"
+            character = match.group(2)
+            return {"|": "‖", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "}.get(
+                character, character
+            )
+        if name in _SPACING:
+            return " "
+        return _SYMBOLS.get(name, name)
+
+    text = _COMMAND.sub(command, text)
+    text = _SCRIPT.sub(_script, text)
+    text = text.replace("{", "").replace("}", "")
+    return " ".join(text.split())
+
+
+def _grouped(text: str) -> str:
+    """``text`` as an operand: in parentheses unless it is one symbol or already bracketed."""
+    text = text.strip()
+    return text if len(text) <= 1 or re.fullmatch(r"\\?[A-Za-z0-9]+|\(.*\)", text) else f"({text})"
+
+
+def _script(match: re.Match[str]) -> str:
+    """A sub- or superscript in Unicode's script digits and letters when it has them all, else as
+    written (``x_{ij}`` → "x_ij")."""
+    marker, body = match.group(1), match.group(2) if match.group(2) is not None else match.group(3)
+    table = _SUPERSCRIPT if marker == "^" else _SUBSCRIPT
+    if body and all(character in table for character in body):
+        return "".join(table[character] for character in body)
+    return f"{marker}{body}"
