@@ -32,6 +32,7 @@ from generator.analysis.related import (
     same_word,
 )
 from generator.analysis.topics import (
+    as_written,
     assign_topics,
     find_topics,
     fit_topics,
@@ -654,3 +655,20 @@ def test_topic_count_follows_the_structure_of_the_data() -> None:
     assert structured_topic_count(noise, 8) == 0
     fit = fit_topics(count_phrases(["same words here"] * 120), noise)
     assert len(fit.centres) == 0 and assign_topics(fit, noise) == []
+
+
+def test_topic_labels_are_spelled_as_their_papers_write_them() -> None:
+    texts = [
+        "We align LLMs with RLHF. The LLM improves. Bayesian priors help.",
+        "Large Language Models (LLMs) and DP-SGD. Bayesian updates. A transformer; The transformer.",
+    ]
+    phrases = ("large language models", "llm", "rlhf", "dp-sgd", "bayesian", "transformer", "unseen")
+    assert as_written(phrases, texts) == (
+        "large language models",
+        "LLM",
+        "RLHF",
+        "DP-SGD",
+        "Bayesian",
+        "transformer",
+        "unseen",
+    )

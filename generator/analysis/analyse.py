@@ -181,7 +181,7 @@ def analyse(
 
     with reporter.stage("topics"):
         topic_fit = fit.topics if fit is not None else fit_topics(counts, space.vectors)
-        topics = assign_topics(topic_fit, space.vectors)
+        topics = assign_topics(topic_fit, space.vectors, texts)
     topic_of = {member: number for number, topic in enumerate(topics) for member in topic.members}
 
     map_started = time.perf_counter()

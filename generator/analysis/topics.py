@@ -16,6 +16,8 @@ learning").
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -127,12 +129,15 @@ def nearest_centre(centres: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return distances.argmin(axis=1)
 
 
-def assign_topics(fit: TopicFit, vectors: np.ndarray) -> list[Topic]:
-    """Every paper in the topic of its nearest centre; topics in the fit's order, empty ones left out."""
+def assign_topics(fit: TopicFit, vectors: np.ndarray, texts: Sequence[str] | None = None) -> list[Topic]:
+    """Every paper in the topic of its nearest centre; topics in the fit's order, empty ones left out.
+    With the papers' ``texts``, each label phrase is spelled as its topic's papers write it."""
     with one_thread():
         nearest = nearest_centre(fit.centres, vectors) if len(vectors) else np.zeros(0, dtype=np.intp)
         groups = [(np.flatnonzero(nearest == c).tolist(), fit.labels[c]) for c in range(len(fit.centres))]
         groups = [(_central_first(vectors, members), label) for members, label in groups if members]
+    if texts is not None:
+        groups = [(members, as_written(label, [texts[m] for m in members])) for members, label in groups]
     return [
         Topic(
             label=" · ".join(phrases_) if phrases_ else f"Topic {number}",
@@ -320,4 +325,40 @@ def _without_contained(chosen: list[tuple[str, float]]) -> list[tuple[str, float
 
 def find_topics(texts: Sequence[str], vectors: np.ndarray) -> list[Topic]:
     """Topics of the digest, largest first; every paper is in exactly one."""
-    return assign_topics(fit_topics(count_phrases(texts), vectors), vectors)
+    return assign_topics(fit_topics(count_phrases(texts), vectors), vectors, texts)
+
+
+PROPER_NOUN_SHARE = 0.8
+"""A phrase its texts capitalise this often is a name ("Bayesian", "Wasserstein"), not a word that
+happened to start a sentence."""
+
+
+def as_written(phrases: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
+    """Label ``phrases`` (lowercase, as counted) as ``texts`` write them: an acronym or a mixed-case
+    word in its usual form ("llm" is "LLM", "dp-sgd" "DP-SGD"), a one-word name its texts capitalise
+    nearly always with its capital ("Bayesian"); every other word as it is."""
+    if not phrases:
+        return tuple(phrases)
+    longest_first = sorted(phrases, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, longest_first)) + r")(?![\w-])", re.I)
+    seen: dict[str, Counter[str]] = {phrase: Counter() for phrase in phrases}
+    for text in texts:
+        for match in pattern.finditer(text):
+            written = match.group(1)
+            seen.setdefault(written.lower(), Counter())[written] += 1
+    spelled = []
+    for phrase in phrases:
+        forms = seen.get(phrase)
+        if not forms:
+            spelled.append(phrase)
+            continue
+        usual = forms.most_common(1)[0][0].split()
+        words = []
+        for position, word in enumerate(phrase.split()):
+            mixed_case = any(c.isupper() for c in usual[position][1:])
+            capitalised = sum(n for form, n in forms.items() if form.split()[position][:1].isupper())
+            # a capital inside a longer phrase is more often Title Case than a name
+            name = " " not in phrase and capitalised >= PROPER_NOUN_SHARE * forms.total()
+            words.append(usual[position] if mixed_case or name else word)
+        spelled.append(" ".join(words))
+    return tuple(spelled)

@@ -96,8 +96,14 @@ def _bad_edge(token: str, last: bool) -> bool:
 
 @lru_cache(maxsize=TOKEN_CACHE)
 def _may_stand_alone(token: str) -> bool:
-    """A one-word candidate: three letters or an acronym, and not too generic alone."""
-    return (len(token) >= 3 or is_acronym(token)) and singular(lower(token)) not in GENERIC_ALONE
+    """A one-word candidate: three letters or an acronym, not too generic alone, and not the gerund
+    of an -ize verb ("optimizing", "minimizing": alone it reads as the verb; the noun is -ization)."""
+    word = lower(token)
+    return (
+        (len(token) >= 3 or is_acronym(token))
+        and singular(word) not in GENERIC_ALONE
+        and not word.endswith(("izing", "ising", "yzing", "ysing"))
+    )
 
 
 def find_acronyms(text: str) -> dict[str, str]:
