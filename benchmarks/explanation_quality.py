@@ -14,7 +14,7 @@ links (five per paper):
   function words and verbs, and "ml", "ai", "local", "insights", "space", "size", …) or that more
   than a tenth of the papers use; and the share of links showing one;
 - the similarity scale: the closeness ("closest x% of pairs") of the first and the fifth link,
-  median over papers.
+  median over papers, and the share of papers whose links all read the same closeness.
 """
 
 from __future__ import annotations
@@ -136,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         f"median fifth link {closeness_text(float(np.median(fifth)))}; "
         f"median cosine shown before: {np.median([link.score for link in links]):.2f}"
     )
+    alike = sum(
+        1 for near in explained if len(near) >= 2 and len({closeness_text(x.closeness) for x in near}) == 1
+    )
+    print(f"  scale:  papers whose related links all read the same closeness {alike / len(explained):6.1%}")
     print(f"  explaining took {explaining:.1f} s (vocabulary, shared phrases, scale)")
     for index in range(min(arguments.show, len(entries))):
         print(f"- {entries[index].title[:80]}")

@@ -454,7 +454,11 @@ def test_closeness_places_a_similarity_among_all_pairs() -> None:
     assert scale.closeness(1.0) == pytest.approx(1 / 6)
     assert scale.closeness(0.0) == 1.0
     assert closeness_text(0.004) == "closest 0.4% of pairs"
-    assert closeness_text(0.0001) == "closest 0.1% of pairs"
+    assert closeness_text(0.0001) == "closest 0.01% of pairs"
+    assert closeness_text(0.00043) == "closest 0.05% of pairs"
+    assert closeness_text(0.000999) == "closest 0.1% of pairs"
+    assert closeness_text(0.0) == "closest 0.01% of pairs"
+    assert closeness_text(0.0099) == "closest 1% of pairs"
     assert closeness_text(0.023) == "closest 3% of pairs"
     sampled = similarity_scale(np.eye(50, dtype=np.float32), pairs=100)
     assert len(sampled.similarities) == 100 and not sampled.similarities.any()  # never a paper with itself

@@ -188,9 +188,17 @@ def explain_related(
 
 
 def closeness_text(closeness: float) -> str:
-    """ "closest 1% of pairs": the share rounded up, to one decimal below 1%."""
+    """ "closest 1% of pairs": the share rounded up, to one decimal below 1% and two below 0.1%
+    (a paper's five related papers are mostly among a digest's closest 0.5% of pairs, so a coarser
+    scale would read the same for all of them)."""
     percent = 100 * closeness
     # rounded to 1e-6 first, so 0.4% computed as 0.40000000001 does not read 0.5%
-    tenths = max(math.ceil(round(percent * 10, 6)), 1)
-    shown = f"{tenths / 10:.1f}" if percent < 1 else str(math.ceil(round(percent, 6)))
+    if percent < 0.1:
+        hundredths = max(math.ceil(round(percent * 100, 6)), 1)
+        shown = f"{hundredths / 100:.2f}" if hundredths < 10 else "0.1"
+    elif percent < 1:
+        tenths = math.ceil(round(percent * 10, 6))
+        shown = f"{tenths / 10:.1f}" if tenths < 10 else "1"
+    else:
+        shown = str(math.ceil(round(percent, 6)))
     return f"closest {shown}% of pairs"
