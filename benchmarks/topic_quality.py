@@ -40,6 +40,7 @@ DEFAULT_CORPORA = [
 
 
 def vague(phrase: str) -> bool:
+    phrase = phrase.lower()  # a label is spelled as its papers write it ("ML")
     if " " in phrase:
         return False
     adjective = bool(ADJECTIVE_ENDING.search(phrase)) and phrase not in ADJECTIVE_ENDING_NOUNS

@@ -245,6 +245,10 @@ def test_label_phrases_merge_rather_than_repeat() -> None:
         "policy",
     ]
     assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
+    assert pick_label([("video", 3.0), ("vision-language models", 2.0), ("vlms", 1.0)]) == [
+        "video",
+        "vision-language models",
+    ]
     assert pick_label([("models", 9.0), ("learning", 8.0), ("privacy", 1.0)]) == ["privacy"]
     four = [("privacy", 4.0), ("robustness", 3.0), ("fairness", 2.0), ("calibration", 1.0)]
     assert pick_label(four) == ["privacy", "robustness", "fairness"]
@@ -665,8 +669,18 @@ def test_topic_labels_are_spelled_as_their_papers_write_them() -> None:
     texts = [
         "We align LLMs with RLHF. The LLM improves. Bayesian priors help.",
         "Large Language Models (LLMs) and DP-SGD. Bayesian updates. A transformer; The transformer.",
+        "Vision-Language models and vision-language models. Vision-Language models, too.",
     ]
-    phrases = ("large language models", "llm", "rlhf", "dp-sgd", "bayesian", "transformer", "unseen")
+    phrases = (
+        "large language models",
+        "llm",
+        "rlhf",
+        "dp-sgd",
+        "bayesian",
+        "transformer",
+        "unseen",
+        "vision-language models",
+    )
     assert as_written(phrases, texts) == (
         "large language models",
         "LLM",
@@ -675,4 +689,5 @@ def test_topic_labels_are_spelled_as_their_papers_write_them() -> None:
         "Bayesian",
         "transformer",
         "unseen",
+        "vision-language models",
     )

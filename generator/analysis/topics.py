@@ -168,8 +168,8 @@ def _within(short: str, long: str) -> bool:
 
 def _is_acronym_of(short: str, long: str) -> bool:
     """ "llms" and "llm" abbreviate "large language models"; "rl" abbreviates "reinforcement learning",
-    and "rc" the end of "machine reading comprehension"."""
-    words = long.split()
+    "vlms" "vision-language models", and "rc" the end of "machine reading comprehension"."""
+    words = re.split(r"[\s-]+", long)  # "vlms" abbreviates "vision-language models"
     if " " in short or len(words) < 2:
         return False
     short = short.rstrip("s")
@@ -355,7 +355,8 @@ def as_written(phrases: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
         usual = forms.most_common(1)[0][0].split()
         words = []
         for position, word in enumerate(phrase.split()):
-            mixed_case = any(c.isupper() for c in usual[position][1:])
+            # "DP-SGD", "LoRA", "GPT-4"; not the Title Case of "Vision-Language"
+            mixed_case = any(c.isupper() for part in usual[position].split("-") for c in part[1:])
             capitalised = sum(n for form, n in forms.items() if form.split()[position][:1].isupper())
             # a capital inside a longer phrase is more often Title Case than a name
             name = " " not in phrase and capitalised >= PROPER_NOUN_SHARE * forms.total()
