@@ -136,10 +136,12 @@ def main(argv: list[str] | None = None) -> int:
         f"median fifth link {closeness_text(float(np.median(fifth)))}; "
         f"median cosine shown before: {np.median([link.score for link in links]):.2f}"
     )
-    alike = sum(
-        1 for near in explained if len(near) >= 2 and len({closeness_text(x.closeness) for x in near}) == 1
+    several = [near for near in explained if len(near) >= 2]
+    alike = sum(1 for near in several if len({closeness_text(x.closeness) for x in near}) == 1)
+    print(
+        f"  scale:  papers whose related links all read the same closeness "
+        f"{alike / max(len(several), 1):6.1%}"
     )
-    print(f"  scale:  papers whose related links all read the same closeness {alike / len(explained):6.1%}")
     print(f"  explaining took {explaining:.1f} s (vocabulary, shared phrases, scale)")
     for index in range(min(arguments.show, len(entries))):
         print(f"- {entries[index].title[:80]}")

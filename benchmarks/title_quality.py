@@ -100,8 +100,13 @@ _SELF_START = re.compile(r"(?:we|our|this (?:paper|work|study|article))\s", re.I
 
 def bad_start(title: str) -> bool:
     """True when the title opens as a sentence about the paper, or its description as a verb phrase."""
-    if _SELF_START.match(title):
-        return True
+    first_word = title.split(" ", 1)[0].lower().strip(",")
+    if (
+        _SELF_START.match(title)
+        or first_word == "not"
+        or (first_word in VERBS and not first_word.endswith("ing"))
+    ):
+        return True  # "We …", or a subject cut off its verb ("Not assume …", "Propose …")
     _, colon, description = title.partition(": ")
     first = description.split(" ", 1)[0].lower().strip(",")
     return bool(colon) and (

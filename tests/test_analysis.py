@@ -116,9 +116,12 @@ def test_keywords_avoid_the_slips_a_reader_sees(fake_embedder) -> None:
 
 
 def _counted(**counts: int) -> dict[str, Candidate]:
-    return {
-        key.replace("_", " "): Candidate(key.replace("_", " "), key, count) for key, count in counts.items()
-    }
+    """Candidates by key; an underscore is a space, a double one a hyphen ("graph__based")."""
+    candidates = {}
+    for name, count in counts.items():
+        form = name.replace("__", "-").replace("_", " ")
+        candidates[form.replace("-", " ")] = Candidate(form.replace("-", " "), form, count)
+    return candidates
 
 
 def test_a_shorter_keyword_used_apart_stays_beside_the_longer() -> None:
@@ -131,6 +134,9 @@ def test_a_shorter_keyword_used_apart_stays_beside_the_longer() -> None:
     mostly_alone = _counted(graph=5, graph_neural_network=2)
     assert not _says_again("graph", "graph neural network", mostly_alone)
     assert not _says_again("wormhole", "wasserstein distance", _counted(wormhole=1, wasserstein_distance=1))
+    # by key: "graph" beside "graph-based clustering" says "graph" twice
+    hyphenated = _counted(graph=2, graph__based_clustering=3)
+    assert _says_again("graph", "graph based clustering", hyphenated)
 
 
 def test_a_longer_keyword_takes_the_place_of_the_shorter_it_holds() -> None:
@@ -330,3 +336,8 @@ def test_keyword_similarities_are_kept_so_an_edit_runs_keybert_for_one_paper(
     database._connection.commit()
     database.close()
     assert run(edited, store) == run(edited, None) and ranked[-2:] == [4, 4]
+
+
+def test_a_lone_gerund_of_an_ize_verb_is_no_keyword_but_other_ing_nouns_are() -> None:
+    keys = set(abstract_candidates("Optimizing helps. Denoising helps. Minimizing helps. Advertising helps."))
+    assert {"denoising", "advertising"} <= keys and not {"optimizing", "minimizing"} & keys

@@ -95,6 +95,15 @@ def test_a_title_says_what_the_paper_does_not_that_it_does_it() -> None:
     ).startswith("The training dynamics of one associative memory module")
 
 
+def test_a_title_keeps_its_subject_when_what_follows_is_no_verb_of_doing() -> None:
+    for abstract, start in [
+        ("We are interested in learning sparse representations of graphs from data.", "We are interested"),
+        ("We do not assume access to the reward function in this setting.", "We do not assume"),
+        ("We investigate to what extent large language models reason about space.", "To what extent"),
+    ]:
+        assert derive_title(abstract).startswith(start), derive_title(abstract)
+
+
 def test_a_parenthesis_does_not_cut_a_title() -> None:
     title = derive_title(
         "This paper explores the connections between tempering (for Monte Carlo; MC) and mirror descent "

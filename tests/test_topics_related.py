@@ -245,6 +245,7 @@ def test_label_phrases_merge_rather_than_repeat() -> None:
         "policy",
     ]
     assert pick_label([("graph", 3.0), ("graphs", 2.0), ("nodes", 1.0)]) == ["graph", "nodes"]
+    assert pick_label([("mt", 3.0), ("multi-task learning", 2.0)]) == ["mt", "multi-task learning"]
     assert pick_label([("video", 3.0), ("vision-language models", 2.0), ("vlms", 1.0)]) == [
         "video",
         "vision-language models",

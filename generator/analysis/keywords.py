@@ -119,7 +119,11 @@ def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str
 
     def expanded(token: str) -> str:
         letters = _acronym_letters(token)
-        return expansion_of.get(letters, token) if letters and len(letters) >= 2 else token
+        if not letters or len(letters) < 2:
+            return token
+        if letters not in expansion_of and letters.endswith("s"):  # "LLMs agent"
+            letters = letters[:-1]
+        return expansion_of.get(letters, token)
 
     def target(candidate: Candidate) -> str | None:
         tokens = candidate.form.split()
@@ -170,6 +174,8 @@ def _says_again(shorter: str, longer: str, candidates: dict[str, Candidate]) -> 
     (the name "wormhole" of "Wasserstein Wormhole", used once alone). A phrase the abstract also uses
     on its own stays (authors list "reinforcement learning" beside "inverse reinforcement
     learning"), and so does a word it mostly uses alone ("graph" beside "graph neural network")."""
+    # By key, "graph" is inside "graph-based clustering" too, though the counts see one token there
+    # (so apart may be negative): a reader sees the word twice all the same.
     if not _contains(longer.split(), shorter.split()):
         return False
     inside = candidates[longer].count

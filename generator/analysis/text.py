@@ -118,7 +118,7 @@ _WHAT_WE_DO = re.compile(
     r"(?:investigate|study|examine|explore|analy[sz]e|address|tackle|consider|revisit|characteri[sz]e|"
     r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive|"
     r"build|design|describe|report on|formali[sz]e)(?:e?s)?\s+"
-    r"(?:and \w+\s+|to [a-z]+\s+)?"
+    r"(?:and \w+\s+|to (?!(?:what|which|whom|who|where|when|why|how|whether)\b)[a-z]+\s+)?"
     r"(?P<rest>.+)",
     re.I,
 )
@@ -249,9 +249,15 @@ def _opening_phrase(sentence: str) -> str:
     return sentence
 
 
+# "We are interested in …", "We do not assume …": no verb of doing, so the sentence is not cut.
+_AUXILIARIES = (
+    "am|is|are|was|were|be|been|do|does|did|have|has|had|can|could|may|might|must|shall|should|will|would"
+)
+_WH_WORDS = "what|which|whom|who|where|when|why|how|whether"
 _SELF_SUBJECT = re.compile(
     r"(?:we|this (?:paper|work|study|article)|our (?:paper|work|study))\s+"
-    r"(?:\w+ly\s+|first\s+|also\s+|here\s+)?[a-z]+\s+(?:(?:on|that|to [a-z]+)\s+)?",
+    r"(?:\w+ly\s+|first\s+|also\s+|here\s+)?(?!(?:" + _AUXILIARIES + r")\b)[a-z]+\s+"
+    r"(?:(?:on|that|to (?!" + _WH_WORDS + r")[a-z]+)\s+)?",
     re.I,
 )
 

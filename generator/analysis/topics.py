@@ -168,13 +168,19 @@ def _within(short: str, long: str) -> bool:
 
 def _is_acronym_of(short: str, long: str) -> bool:
     """ "llms" and "llm" abbreviate "large language models"; "rl" abbreviates "reinforcement learning",
-    "vlms" "vision-language models", and "rc" the end of "machine reading comprehension"."""
-    words = re.split(r"[\s-]+", long)  # "vlms" abbreviates "vision-language models"
+    "vlms" "vision-language models" (every part of the hyphenated word), and "rc" the end of "machine
+    reading comprehension"; "mt" is not "multi-task learning"."""
+    words = long.split()
     if " " in short or len(words) < 2:
         return False
     short = short.rstrip("s")
     windows = (words[i:j] for i in range(len(words)) for j in range(i + 2, len(words) + 1))
-    return any(short == "".join(w[0] for w in window).rstrip("s") for window in windows)
+    for window in windows:
+        by_word = "".join(w[0] for w in window)
+        by_part = "".join(part[0] for w in window for part in w.split("-") if part)
+        if short in (by_word.rstrip("s"), by_part.rstrip("s")):
+            return True
+    return False
 
 
 def topic_phrase_weights(

@@ -10,6 +10,7 @@ such as ``\\texttt{MoE}`` are unwrapped. Search keeps command names as words ins
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _GREEK = {
     name: chr(code)
@@ -35,12 +36,26 @@ _SYMBOLS = {
     "rceil": "⌉", "emptyset": "∅", "varnothing": "∅", "top": "⊤", "perp": "⊥", "wedge": "∧",
     "vee": "∨", "neg": "¬", "oplus": "⊕", "otimes": "⊗", "ll": "≪", "gg": "≫", "prime": "′",
     "lVert": "‖", "rVert": "‖", "Vert": "‖", "lvert": "|", "rvert": "|", "vert": "|", "mid": "|",
-    "tilde": "", "hat": "", "bar": "", "widetilde": "", "widehat": "", "overline": "", "vec": "",
 }  # fmt: skip
-_SPACING = {",", ";", ":", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
-            "displaystyle", "limits"}  # fmt: skip
-_ESCAPED = {"|": "‖", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "}
-"""Escaped characters that are not themselves: a norm's bars, TeX's spaces."""
+_SPACING = {"quad", "qquad", "displaystyle", "limits"}
+_SIZING = {"left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr"}
+"""Commands that only size the bracket after them: "\\left(" is "("."""
+_ESCAPED = {
+    "|": "‖",
+    ",": " ",
+    ";": " ",
+    ":": " ",
+    "!": "",
+    " ": " ",
+    "\\": " ",
+    "{": "\ue000",
+    "}": "\ue001",
+}
+"""Escaped characters that are not themselves: a norm's bars, TeX's spaces, and braces kept apart
+from TeX's grouping ones until those are dropped."""
+_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat": "\u0302",
+            "bar": "\u0304", "overline": "\u0304", "vec": "\u20d7", "dot": "\u0307"}  # fmt: skip
+"""Combining marks, so that \\tilde{O} reads "Õ", not "O"."""
 _SUPERSCRIPT = dict(zip("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", strict=True))
 _SUBSCRIPT = dict(zip("0123456789+-=()aeioxnmkt", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢₒₓₙₘₖₜ", strict=True))
 
@@ -50,38 +65,41 @@ _WRAPPER = re.compile(
 _SQRT = re.compile(r"\\sqrt\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
+_ACCENT = re.compile(
+    r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\\[A-Za-z]+|[A-Za-z0-9]))"
+)
 _SCRIPT = re.compile(r"([_^])(?:\{([^{}]*)\}|([A-Za-z0-9+\-]))")
 
 
 def unicode_math(formula: str) -> str:
     """One formula's TeX (without its delimiters) as plain Unicode text."""
-    text = formula
+    text = formula.replace("\ue000", "").replace("\ue001", "")  # private-use: the braces' placeholders
     for _ in range(3):  # nested wrappers
         text = _WRAPPER.sub(r"\1", text)
         text = _SQRT.sub(lambda m: "√" + _grouped(m.group(1)), text)
         text = _FRAC.sub(lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}", text)
+        text = _ACCENT.sub(lambda m: (m.group(2) or m.group(3) or "") + _ACCENTS[m.group(1)], text)
 
     def command(match: re.Match[str]) -> str:
         name = match.group(1)
         if name is None:  # an escaped character: "\%", "\{", "\|", "\,"
-            character = match.group(2)
-            return {"|": "‖", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "}.get(
-                character, character
-            )
+            return _ESCAPED.get(match.group(2), match.group(2))
+        if name in _SIZING:
+            return ""
         if name in _SPACING:
             return " "
         return _SYMBOLS.get(name, name)
 
     text = _COMMAND.sub(command, text)
     text = _SCRIPT.sub(_script, text)
-    text = text.replace("{", "").replace("}", "")
-    return " ".join(text.split())
+    text = text.replace("{", "").replace("}", "").replace("\ue000", "{").replace("\ue001", "}")
+    return unicodedata.normalize("NFC", " ".join(text.split()))  # "Õ", not "O" and a combining tilde
 
 
 def _grouped(text: str) -> str:
     """``text`` as an operand: in parentheses unless it is one symbol or already bracketed."""
     text = text.strip()
-    return text if len(text) <= 1 or re.fullmatch(r"\\?[A-Za-z0-9]+|\(.*\)", text) else f"({text})"
+    return text if len(text) <= 1 or re.fullmatch(r"\\?[A-Za-z0-9]+|\([^()]*\)", text) else f"({text})"
 
 
 def _script(match: re.Match[str]) -> str:

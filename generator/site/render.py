@@ -794,7 +794,21 @@ def _topic_paths(digest: Digest) -> list[str]:
 def _readable_title(title: str) -> str:
     """A title as plain text where no MathJax renders it (the map's tooltips, the feed, citation
     metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``."""
-    return unicode_math(plain_title(title))
+
+    def outside_math(text: str) -> str:
+        # TeX written outside $…$ ("\\texttt{MoE}") is unwrapped too, but "ego_exo" stays as it is
+        return _TEX_OUTSIDE_MATH.sub(lambda m: unicode_math(m.group(0)), text)
+
+    pieces, last = [], 0
+    for start, end in find_math_spans(title):
+        inner = title[start:end].strip("$").removeprefix("\\(").removesuffix("\\)")
+        pieces += [outside_math(title[last:start]), unicode_math(inner)]
+        last = end
+    pieces.append(outside_math(title[last:]))
+    return " ".join("".join(pieces).split())
+
+
+_TEX_OUTSIDE_MATH = re.compile(r"\\[A-Za-z]+\*?(?:\{[^{}]*\})?|[{}]")
 
 
 def _slug_of(path: str) -> str:

@@ -102,7 +102,7 @@ def _may_stand_alone(token: str) -> bool:
     return (
         (len(token) >= 3 or is_acronym(token))
         and singular(word) not in GENERIC_ALONE
-        and not word.endswith(("izing", "ising", "yzing", "ysing"))
+        and not (word.endswith(("izing", "yzing")) and len(word) >= 8)  # not "denoising", "Ising"
     )
 
 
