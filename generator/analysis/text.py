@@ -112,13 +112,15 @@ _NAME_GIVEN = re.compile(
 _ACRONYM_AFTER = re.compile(
     r"^(?P<what>[^,;()]{10,100}?)\s*\((?P<name>[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)"
 )
+# "We investigate to what extent …": "to" and a wh-word are not "to <verb>".
+_WH_WORDS = "what|which|whom|who|where|when|why|how|whether"
 _WHAT_WE_DO = re.compile(
     r"\b(?:we|this (?:paper|work|study|article))\s+(?:first\s+|also\s+|further\s+|then\s+)?"
     r"(?:(?:aim|seek|set out|attempt|try) to\s+)?"
     r"(?:investigate|study|examine|explore|analy[sz]e|address|tackle|consider|revisit|characteri[sz]e|"
     r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive|"
     r"build|design|describe|report on|formali[sz]e)(?:e?s)?\s+"
-    r"(?:and \w+\s+|to (?!(?:what|which|whom|who|where|when|why|how|whether)\b)[a-z]+\s+)?"
+    r"(?:and \w+\s+|to (?!(?:" + _WH_WORDS + r")\b)[a-z]+\s+)?"
     r"(?P<rest>.+)",
     re.I,
 )
@@ -253,11 +255,10 @@ def _opening_phrase(sentence: str) -> str:
 _AUXILIARIES = (
     "am|is|are|was|were|be|been|do|does|did|have|has|had|can|could|may|might|must|shall|should|will|would"
 )
-_WH_WORDS = "what|which|whom|who|where|when|why|how|whether"
 _SELF_SUBJECT = re.compile(
     r"(?:we|this (?:paper|work|study|article)|our (?:paper|work|study))\s+"
     r"(?:\w+ly\s+|first\s+|also\s+|here\s+)?(?!(?:" + _AUXILIARIES + r")\b)[a-z]+\s+"
-    r"(?:(?:on|that|to (?!" + _WH_WORDS + r")[a-z]+)\s+)?",
+    r"(?:(?:on|that|to (?!(?:" + _WH_WORDS + r")\b)[a-z]+)\s+)?",
     re.I,
 )
 

@@ -363,9 +363,10 @@ def as_written(phrases: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
         for position, word in enumerate(phrase.split()):
             # "DP-SGD", "LoRA", "GPT-4"; not the Title Case of "Vision-Language"
             mixed_case = any(c.isupper() for part in usual[position].split("-") for c in part[1:])
-            capitalised = sum(n for form, n in forms.items() if form.split()[position][:1].isupper())
             # a capital inside a longer phrase is more often Title Case than a name
-            name = " " not in phrase and capitalised >= PROPER_NOUN_SHARE * forms.total()
+            name = " " not in phrase and (
+                sum(n for form, n in forms.items() if form[:1].isupper()) >= PROPER_NOUN_SHARE * forms.total()
+            )
             words.append(usual[position] if mixed_case or name else word)
         spelled.append(" ".join(words))
     return tuple(spelled)

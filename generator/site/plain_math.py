@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from generator.site.search_text import TEX_COMMAND, TEX_WRAPPERS
+
 _GREEK = {
     name: chr(code)
     for name, code in [
@@ -59,12 +61,9 @@ _ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat"
 _SUPERSCRIPT = dict(zip("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", strict=True))
 _SUBSCRIPT = dict(zip("0123456789+-=()aeioxnmkt", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢₒₓₙₘₖₜ", strict=True))
 
-_WRAPPER = re.compile(
-    r"\\(?:text[a-z]*|math[a-z]*|operatorname|bm|boldsymbol|emph|mbox|hbox|bf|it|rm)\*?\{([^{}]*)\}"
-)
+_WRAPPER = re.compile(rf"\\(?:{TEX_WRAPPERS}|bf|it|rm)\*?\{{([^{{}}]*)\}}")
 _SQRT = re.compile(r"\\sqrt\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
 _ACCENT = re.compile(
     r"\\(" + "|".join(_ACCENTS) + r")(?![A-Za-z])\s*(?:\{([^{}]*)\}|(\\[A-Za-z]+|[A-Za-z0-9]))"
 )
@@ -90,7 +89,7 @@ def unicode_math(formula: str) -> str:
             return " "
         return _SYMBOLS.get(name, name)
 
-    text = _COMMAND.sub(command, text)
+    text = TEX_COMMAND.sub(command, text)
     text = _SCRIPT.sub(_script, text)
     text = text.replace("{", "").replace("}", "").replace("\ue000", "{").replace("\ue001", "}")
     return unicodedata.normalize("NFC", " ".join(text.split()))  # "Õ", not "O" and a combining tilde

@@ -171,13 +171,18 @@ def _literal_segment(text: str) -> str:
 
 def plain_title(text: str) -> str:
     """A title as plain text for the browser tab and search: math keeps its TeX, minus delimiters."""
-    pieces = []
-    last = 0
+    return _with_math_as(text, lambda formula: formula, lambda words: words)
+
+
+def _with_math_as(text: str, formula_text: Callable[[str], str], other_text: Callable[[str], str]) -> str:
+    """``text`` on one line with each formula (its TeX without delimiters) given by ``formula_text``
+    and what is between formulas by ``other_text``."""
+    pieces, last = [], 0
     for start, end in find_math_spans(text):
-        pieces.append(text[last:start])
-        pieces.append(text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)"))
+        formula = text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)")
+        pieces += [other_text(text[last:start]), formula_text(formula)]
         last = end
-    pieces.append(text[last:])
+    pieces.append(other_text(text[last:]))
     return " ".join("".join(pieces).split())
 
 
@@ -793,19 +798,11 @@ def _topic_paths(digest: Digest) -> list[str]:
 
 def _readable_title(title: str) -> str:
     """A title as plain text where no MathJax renders it (the map's tooltips, the feed, citation
-    metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``."""
-
-    def outside_math(text: str) -> str:
-        # TeX written outside $…$ ("\\texttt{MoE}") is unwrapped too, but "ego_exo" stays as it is
-        return _TEX_OUTSIDE_MATH.sub(lambda m: unicode_math(m.group(0)), text)
-
-    pieces, last = [], 0
-    for start, end in find_math_spans(title):
-        inner = title[start:end].strip("$").removeprefix("\\(").removesuffix("\\)")
-        pieces += [outside_math(title[last:start]), unicode_math(inner)]
-        last = end
-    pieces.append(outside_math(title[last:]))
-    return " ".join("".join(pieces).split())
+    metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``. TeX
+    written outside ``$…$`` ("\\texttt{MoE}") is unwrapped too, but "ego_exo" stays as it is."""
+    return _with_math_as(
+        title, unicode_math, lambda words: _TEX_OUTSIDE_MATH.sub(lambda m: unicode_math(m.group(0)), words)
+    )
 
 
 _TEX_OUTSIDE_MATH = re.compile(r"\\[A-Za-z]+\*?(?:\{[^{}]*\})?|[{}]")

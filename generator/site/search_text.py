@@ -10,8 +10,11 @@ from __future__ import annotations
 import re
 
 _INDEXED_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
-_WRAPPER = re.compile(r"\\(?:text[a-z]*|math[a-z]*|operatorname|bm|boldsymbol|emph|mbox|hbox)\*?\{([^{}]*)\}")
-_COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
+TEX_WRAPPERS = "text[a-z]*|math[a-z]*|operatorname|bm|boldsymbol|emph|mbox|hbox"
+"""TeX commands that only style their argument: ``\\texttt{MoE}`` reads "MoE"."""
+_WRAPPER = re.compile(rf"\\(?:{TEX_WRAPPERS})\*?\{{([^{{}}]*)\}}")
+TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
+"""A TeX command (its name in group 1) or an escaped character (group 2)."""
 _SPACING = {
     ",",
     ";",
@@ -42,7 +45,7 @@ def readable_tex(formula: str) -> str:
             return " "
         return f" {name} " if match.group(1) else name
 
-    text = _COMMAND.sub(command, text).replace("{", "").replace("}", "")
+    text = TEX_COMMAND.sub(command, text).replace("{", "").replace("}", "")
     text = re.sub(r"\s+([_^)\]])", r"\1", text)
     text = re.sub(r"([_^(\[])\s+", r"\1", text)
     return " ".join(text.split())

@@ -91,7 +91,7 @@ def _bad_edge(token: str, last: bool) -> bool:
             return True  # "graph neural", "adversarial"
         if word.endswith("ed") and not word.endswith("eed") and len(word) > 4:
             return True  # "model trained"
-    return word.endswith(("'s", "s'")) and not last
+    return False
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
