@@ -32,7 +32,7 @@ import numpy as np
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
+from generator.analysis.analyse import analysis_text, embed_papers, settle_titles  # noqa: E402
 from generator.analysis.explain import (  # noqa: E402
     closeness_text,
     explain_related,
@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     texts = [analysis_text(entry) for entry in entries]
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     try:
-        vectors = embedder.embed(texts)
+        embeddings = embed_papers(entries, texts, embedder)
+        vectors = embeddings.text
         titles = [None if e.title_was_derived else e.title for e in entries]
         candidates = find_candidates([e.paper.abstract for e in entries], titles, 5)
         keywords = rank_keywords(candidates, vectors, embedder, 5)
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         vocabulary_seconds = time.perf_counter() - started
     finally:
         embedder.cache.close()
-    space = paper_space(texts, vectors)
+    space = paper_space(texts, embeddings)
     related = related_papers(space, keywords, 5)
     explaining = time.perf_counter()
     explained = explain_related(related, vocabulary, similarity_scale(space.expanded))

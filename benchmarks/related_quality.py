@@ -1,5 +1,6 @@
-"""Related-paper quality on a labelled corpus: P@k of tf-idf, of the embeddings alone and of the
-method Paper Digest ships, scored with the shared evaluation script's own definition.
+"""Related-paper quality on a labelled corpus: P@k of tf-idf, of the embeddings alone, of the joint
+space as shipped before its opening and title views, and of the method Paper Digest ships, scored
+with the shared evaluation script's own definition, overall and per venue.
 
     python benchmarks/related_quality.py [CORPUS.jsonl] [--eval digest_eval.py] [--cache-dir DIR]
 
@@ -30,8 +31,13 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analysis.analyse import analysis_text, settle_titles  # noqa: E402
-from generator.analysis.related import find_related, paper_space, related_papers  # noqa: E402
+from generator.analysis.analyse import analysis_text, embed_papers, settle_titles  # noqa: E402
+from generator.analysis.related import (  # noqa: E402
+    PaperEmbeddings,
+    find_related,
+    paper_space,
+    related_papers,
+)
 from generator.analysis.topics import find_topics  # noqa: E402
 from generator.build import open_embedder  # noqa: E402
 from generator.project.settings import load_settings  # noqa: E402
@@ -65,18 +71,16 @@ def stripped_copy(records: list[dict], folder: Path) -> Path:
     return path
 
 
-def embedded_corpus(records: list[dict], cache_dir: Path) -> tuple[list[str], np.ndarray]:
+def embedded_corpus(records: list[dict], cache_dir: Path) -> tuple[list[str], PaperEmbeddings]:
     """The corpus as the build reads and embeds it (hidden fields stripped, titles settled): each
-    paper's analysis text and its embedding, through the project's cached embedder."""
-    import tempfile
-    from dataclasses import replace
-
+    paper's analysis text and its embeddings, through the project's cached embedder."""
     with tempfile.TemporaryDirectory() as folder:
         collection = read_collection([stripped_copy(records, Path(folder))])
-    texts = [analysis_text(entry) for entry in settle_titles(collection.papers)]
+    entries = settle_titles(collection.papers)
+    texts = [analysis_text(entry) for entry in entries]
     embedder = open_embedder(replace(load_settings(PROJECT_ROOT), cache_dir=cache_dir))
     try:
-        return texts, embedder.embed(texts)
+        return texts, embed_papers(entries, texts, embedder)
     finally:
         embedder.cache.close()
 
@@ -143,12 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     started = time.perf_counter()
     try:
-        embeddings = embedder.embed(texts)
+        embeddings = embed_papers(entries, texts, embedder)
     finally:
         embedder.cache.close()
     print(
-        f"embeddings: {embedder.misses} computed, {embedder.hits} from {cache_dir} "
-        f"({time.perf_counter() - started:.1f} s)"
+        f"embeddings (texts, openings, given titles): {embedder.misses} computed, {embedder.hits} from "
+        f"{cache_dir} ({time.perf_counter() - started:.1f} s)"
     )
 
     listed = arguments.candidates
@@ -159,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         return tfidf_neighbours(texts, ids, evaluation, listed)
 
     def embeddings_alone() -> Neighbours:
-        return as_neighbours(find_related(embeddings, no_keywords, listed), ids)
+        return as_neighbours(find_related(embeddings.text, no_keywords, listed), ids)
+
+    def without_views() -> Neighbours:  # the joint space of Paper Digest 0.2: embedding and LSA only
+        space = paper_space(texts, PaperEmbeddings(embeddings.text))
+        return as_neighbours(related_papers(space, no_keywords, listed), ids)
 
     def shipped() -> Neighbours:  # what analyse() runs, minus the keywords (they only explain matches)
         shipped_space["space"] = space = paper_space(texts, embeddings)
@@ -168,16 +176,38 @@ def main(argv: list[str] | None = None) -> int:
     methods: list[tuple[str, Callable[[], Neighbours]]] = [
         ("tf-idf (digest_eval baseline settings)", tfidf),
         ("embeddings alone (cosine)", embeddings_alone),
-        ("shipped: joint space + query expansion", shipped),
+        ("joint space + QE, without opening/title", without_views),
+        ("shipped: + opening and title views", shipped),
     ]
     chance = evaluation.chance_precision(records)
+    venues = sorted(
+        {str(record.get("venue") or "") for record, own in zip(records, labels, strict=True) if own}
+    )
+    by_venue = len(venues) > 1
     print(f"related P@{arguments.k} (digest_eval.related_precision; chance {chance:.3f})")
+    if by_venue:
+        print(f"  {'':44s} {'all':>6s}  " + "  ".join(f"{venue:>10s}" for venue in venues))
+    alone = 0.0
     for name, method in methods:
         started = time.perf_counter()
         neighbours = method()
         elapsed = time.perf_counter() - started
         precision, papers_scored = evaluation.related_precision(scored, neighbours, arguments.k)
-        print(f"  {name:40s} {precision:.3f}  over {papers_scored} papers  ({elapsed:.1f} s)")
+        if name.startswith("embeddings alone"):
+            alone = precision
+        gain = f"{precision - alone:+.3f} over the embeddings" if alone and alone != precision else ""
+        per_venue = ""
+        if by_venue:
+            shares = []
+            for venue in venues:
+                # The venue's papers as queries; their neighbours and labels from the whole digest.
+                queries = {record["id"] for record in scored if str(record.get("venue") or "") == venue}
+                of_venue = {paper: near for paper, near in neighbours.items() if paper in queries}
+                shares.append(evaluation.related_precision(scored, of_venue, arguments.k)[0])
+            per_venue = "  " + "  ".join(f"{share:10.3f}" for share in shares)
+        print(
+            f"  {name:44s} {precision:6.3f}{per_venue}  over {papers_scored} papers  {gain} ({elapsed:.1f} s)"
+        )
 
     started = time.perf_counter()
     topics = find_topics(texts, shipped_space["space"].vectors)

@@ -38,6 +38,22 @@ class FakeEmbedder:
         return vectors
 
 
+def embed_views(embedder, texts: Sequence[str]):
+    """``texts`` embedded as the analysis embeds a paper: whole, their opening (first two sentences)
+    and, for about half of them (chosen by their text, so a paper keeps its title wherever it is),
+    a title: its first six words; the others have none."""
+    from generator.analysis.related import OPENING_SENTENCES, PaperEmbeddings
+    from generator.analysis.text import split_sentences
+
+    whole = embedder.embed(texts)
+    openings = embedder.embed([" ".join(split_sentences(t)[:OPENING_SENTENCES]) for t in texts])
+    titles = np.zeros_like(whole)
+    titled = [row for row, text in enumerate(texts) if hashlib.md5(text.encode()).digest()[0] % 2 == 0]
+    if titled:
+        titles[titled] = embedder.embed([" ".join(texts[row].split()[:6]) for row in titled])
+    return PaperEmbeddings(whole, openings, titles)
+
+
 def search_records(site: Path) -> list[dict]:
     """The pages in the site's Pagefind index as Pagefind stores them (``url``, ``content``, ``meta``):
     one gzipped fragment each, after Pagefind's signature."""

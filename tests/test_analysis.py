@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.analysis.analyse import settle_titles
+from generator.analysis.analyse import analysis_text, embed_papers, opening_text, settle_titles
 from generator.analysis.embed import CachedEmbedder, EmbeddingCache
 from generator.analysis.keyphrases import Candidate, abstract_candidates, canonical, canonical_key
 from generator.analysis.keyphrases.candidates import _span_key
@@ -234,6 +234,31 @@ def test_a_possessive_ends_its_owners_phrase() -> None:
     assert {"large language model", "explanation", "encoder", "attention map"} <= keys
     assert not any("'" in key or "’" in key for key in keys)
     assert "large language" not in keys  # always followed by "model" once the possessive is gone
+
+
+def test_each_paper_is_embedded_whole_by_its_opening_and_by_a_given_title(fake_embedder) -> None:
+    location = SourceLocation(Path("x.txt"), 1)
+    papers = (
+        Paper(
+            id="a",
+            abstract="Graph neural networks *oversmooth*. Deep ones more so. We propose $k$-hop fixes. "
+            "They work.",
+            title="Fixing **oversmoothing** in GNNs",
+            source=location,
+        ),
+        Paper(id="b", abstract="One sentence only, with no full stop at the end", source=location),
+    )
+    entries = settle_titles(papers)
+    assert opening_text(entries[0]) == "Graph neural networks oversmooth. Deep ones more so."
+    assert opening_text(entries[1]) == "One sentence only, with no full stop at the end"
+    texts = [analysis_text(entry) for entry in entries]
+    embeddings = embed_papers(entries, texts, fake_embedder)
+    assert fake_embedder.calls == [2 + 2 + 1]  # one pass: two texts, two openings, one given title
+    np.testing.assert_allclose(embeddings.text, fake_embedder.embed(texts))
+    np.testing.assert_allclose(embeddings.opening[0], fake_embedder.embed([opening_text(entries[0])])[0])
+    np.testing.assert_allclose(embeddings.title[0], fake_embedder.embed(["Fixing oversmoothing in GNNs"])[0])
+    assert embeddings.has_title.tolist() == [True, False]  # b's title was derived from its abstract
+    assert not embeddings.title[1].any()
 
 
 def test_titles_unique_and_slugs_independent_of_neighbours() -> None:

@@ -25,7 +25,11 @@ from generator.analysis.explain import (
 from generator.analysis.paper_map import map_layout
 from generator.analysis.related import (
     LEXICAL_MAX_WORDS,
+    MIN_PAPERS_FOR_JOINT_SPACE,
+    PaperEmbeddings,
     count_phrases,
+    fit_space,
+    joint_vectors,
     paper_space,
     phrases,
     related_papers,
@@ -46,7 +50,7 @@ from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings
 from generator.site.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
-from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
+from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder, embed_views
 
 THEMES = {
     "graphs": "graph neural networks node classification message passing graph convolution edges "
@@ -98,10 +102,11 @@ def map_data(script: str) -> dict:
 
 def test_related_in_the_joint_space_are_sane_and_explained(fake_embedder) -> None:
     texts, themes = themed_corpus(15)
-    embeddings = fake_embedder.embed(texts)
+    embeddings = embed_views(fake_embedder, texts)
     keywords = [[Keyword(themes[i], 1.0), Keyword(f"own {i}", 1.0)] for i in range(len(texts))]
     space = paper_space(texts, embeddings)
-    assert space.vectors.shape[0] == len(texts) and space.vectors.shape[1] > embeddings.shape[1]
+    # the embedding, the LSA, the opening and the title, side by side
+    assert space.vectors.shape[0] == len(texts) and space.vectors.shape[1] > 3 * embeddings.text.shape[1]
     found = related_papers(space, keywords, 5)
     same_theme = []
     for index, near in enumerate(found):
@@ -117,9 +122,46 @@ def test_related_in_the_joint_space_are_sane_and_explained(fake_embedder) -> Non
     assert np.mean(same_theme) > 0.9
 
 
+def test_the_opening_and_a_given_title_are_views_of_their_own(fake_embedder) -> None:
+    texts, _ = themed_corpus(20)
+    embeddings = embed_views(fake_embedder, texts)
+    counts = count_phrases(texts)
+    fit = fit_space(counts, embeddings)
+    assert fit.opening_mean is not None and fit.title_mean is not None
+    vectors = joint_vectors(fit, counts, embeddings)
+    titled = np.flatnonzero(embeddings.has_title)
+    assert MIN_PAPERS_FOR_JOINT_SPACE <= len(titled) < len(texts)
+    np.testing.assert_allclose(np.linalg.norm(vectors[titled], axis=1), 1, atol=1e-5)
+
+    # The same paper without its title: its title block is zero, and its dot product with every paper
+    # loses exactly their title term (the other views keep their weight, nothing is renormalised).
+    paper, title_block = titled[0], slice(-embeddings.text.shape[1], None)
+    untitled = embeddings.title.copy()
+    untitled[paper] = 0
+    without = joint_vectors(fit, counts, PaperEmbeddings(embeddings.text, embeddings.opening, untitled))
+    assert not without[paper, title_block].any()
+    np.testing.assert_allclose(
+        without[paper] @ vectors.T,
+        vectors[paper] @ vectors.T - (vectors[paper, title_block] @ vectors[:, title_block].T),
+        atol=1e-5,
+    )
+    assert np.linalg.norm(without[paper]) < 1
+
+    # Too few papers with a title: no title view; no openings embedded: no opening view.
+    few = embeddings.title.copy()
+    few[titled[MIN_PAPERS_FOR_JOINT_SPACE - 1 :]] = 0
+    sparse_titles = fit_space(counts, PaperEmbeddings(embeddings.text, embeddings.opening, few))
+    assert sparse_titles.opening_mean is not None and sparse_titles.title_mean is None
+    plain = fit_space(counts, PaperEmbeddings(embeddings.text))
+    assert plain.opening_mean is None and plain.title_mean is None
+    assert joint_vectors(plain, counts, PaperEmbeddings(embeddings.text)).shape[1] < vectors.shape[1]
+    with pytest.raises(ValueError, match="no titles were embedded"):
+        joint_vectors(fit, counts, PaperEmbeddings(embeddings.text, embeddings.opening))
+
+
 def test_related_do_not_depend_on_chunking(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     texts, _ = themed_corpus(10)
-    space = paper_space(texts, fake_embedder.embed(texts))
+    space = paper_space(texts, embed_views(fake_embedder, texts))
     keywords = [[] for _ in texts]
     whole = related_papers(space, keywords, 5)
     monkeypatch.setattr(related, "CHUNK_ROWS", 7)
@@ -219,7 +261,7 @@ def test_topic_count(papers: int, topics: int) -> None:
 
 def test_topics_partition_the_papers_and_are_named_by_their_own_words(fake_embedder) -> None:
     texts, themes = themed_corpus(15)
-    topics = find_topics(texts, paper_space(texts, fake_embedder.embed(texts)).vectors)
+    topics = find_topics(texts, paper_space(texts, embed_views(fake_embedder, texts)).vectors)
     assert len(topics) == topic_count(len(texts)) == 5
     members = sorted(i for topic in topics for i in topic.members)
     assert members == list(range(len(texts)))

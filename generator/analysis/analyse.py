@@ -8,15 +8,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.analysis.embed import CachedEmbedder, Embedder
+import numpy as np
+
+from generator.analysis.embed import CachedEmbedder, Embedder, ProgressCallback
 from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
 from generator.analysis.fit import DigestFit, FitStore, paper_key
 from generator.analysis.keyphrases import canonical, canonical_key
 from generator.analysis.keywords import find_candidates, rank_keywords
 from generator.analysis.neighbours import paper_neighbours
 from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
-from generator.analysis.related import count_phrases, fit_space, related_from
-from generator.analysis.text import derive_title, paper_slug, strip_markup, unique_titles
+from generator.analysis.related import (
+    OPENING_SENTENCES,
+    PaperEmbeddings,
+    count_phrases,
+    fit_space,
+    related_from,
+)
+from generator.analysis.text import derive_title, paper_slug, split_sentences, strip_markup, unique_titles
 from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
 from generator.cache.neighbours import NeighbourStore, neighbour_key
@@ -47,6 +55,45 @@ def analysis_text(entry: TitledPaper) -> str:
     return f"{strip_markup(entry.title)}. {abstract}"
 
 
+def opening_text(entry: TitledPaper) -> str:
+    """The abstract's first ``OPENING_SENTENCES`` sentences, as plain text: what the paper is about
+    before how (``generator.analysis.related``)."""
+    return " ".join(split_sentences(strip_markup(entry.paper.abstract))[:OPENING_SENTENCES])
+
+
+def given_title_text(entry: TitledPaper) -> str | None:
+    """The title the paper came with, as plain text; ``None`` for a derived one."""
+    if entry.title_was_derived:
+        return None
+    return strip_markup(entry.title) or None
+
+
+def embed_papers(
+    entries: Sequence[TitledPaper],
+    texts: Sequence[str],
+    embedder: Embedder,
+    progress: ProgressCallback | None = None,
+) -> PaperEmbeddings:
+    """Each paper's analysis text (``texts``), opening and given title, embedded in one call, so the
+    model runs one pass of length-sorted batches over all of them."""
+    openings = [opening_text(entry) for entry in entries]
+    given = [given_title_text(entry) for entry in entries]
+    titled = [row for row, title in enumerate(given) if title is not None]
+    vectors = embedder.embed([*texts, *openings, *(given[row] for row in titled)], progress)
+    count = len(texts)
+    if count == 0:
+        empty = np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
+        return PaperEmbeddings(empty, empty, empty)
+    titles = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+    titles[titled] = vectors[2 * count :]
+    return PaperEmbeddings(vectors[:count], vectors[count : 2 * count], titles)
+
+
+def embedded_text_count(entries: Sequence[TitledPaper]) -> int:
+    """How many texts ``embed_papers`` embeds for these papers."""
+    return 2 * len(entries) + sum(given_title_text(entry) is not None for entry in entries)
+
+
 def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
     spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
@@ -56,7 +103,7 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
 @dataclass(frozen=True)
 class EmbeddingCounts:
     papers: int = 0
-    """Papers (title and abstract) embedded by the model."""
+    """Texts of papers (title and abstract, opening, given title) embedded by the model."""
     phrases: int = 0
     """Keyword phrases embedded by the model."""
     cached: int = 0
@@ -115,8 +162,9 @@ def analyse(
     keys = [paper_key(text) for text in texts]
 
     misses_before, hits_before = getattr(embedder, "misses", 0), getattr(embedder, "hits", 0)
-    with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
-        vectors = embedder.embed(texts, advance)
+    with reporter.stage("embed papers", total=embedded_text_count(entries), unit="texts") as advance:
+        embeddings = embed_papers(entries, texts, embedder, advance)
+    vectors = embeddings.text
     papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
 
     if cache_dir is None and isinstance(embedder, CachedEmbedder):
@@ -156,14 +204,14 @@ def analyse(
     with reporter.stage("related papers"):
         # A reused fit needs no phrase counts but those of the changed papers (``paper_neighbours``).
         counts = None if fit is not None else count_phrases(texts)
-        space_fit = fit.space if fit is not None else fit_space(counts, vectors)
+        space_fit = fit.space if fit is not None else fit_space(counts, embeddings)
         neighbour_store = NeighbourStore(cache_dir, embedder.name) if cache_dir is not None else None
         state_key = neighbour_key(embedder.name, space_fit, related_per_paper) if neighbour_store else ""
         previous = (
             neighbour_store.load(state_key) if neighbour_store is not None and fit is not None else None
         )
         neighbourhood = paper_neighbours(
-            space_fit, texts, keys, vectors, related_per_paper, previous=previous, counts=counts
+            space_fit, texts, keys, embeddings, related_per_paper, previous=previous, counts=counts
         )
         space = neighbourhood.space
         if neighbourhood.recomputed_rows is not None:

@@ -26,7 +26,7 @@ from generator.analysis.related import SpaceFit
 from generator.analysis.topics import TopicFit
 from generator.cache.database import open_cache
 
-FIT_VERSION = "1"
+FIT_VERSION = "2"
 """Part of the stored fit's name and contents: change it when what is fitted changes."""
 REFIT_SHARE = 0.05
 """A fit is reused while at most this share of the digest's papers is new, edited or removed."""
@@ -114,12 +114,18 @@ class FitStore:
         labels = tuple(tuple(str(p) for p in label) for label in meta["labels"])
         mean = arrays["mean"] if meta["joint"] else None
         components = arrays["components"] if meta["lsa"] else None
+        opening_mean = arrays["opening_mean"] if meta["opening"] else None
+        title_mean = arrays["title_mean"] if meta["title"] else None
         consistent = (
             positions.shape == (len(keys), 2)
             and np.isfinite(positions).all()
             and terms.shape == idf.shape
             and len(labels) == len(centres)
             and (components is None or components.shape[1] == len(terms))
+            and all(
+                view is None or (mean is not None and view.shape == mean.shape)
+                for view in (opening_mean, title_mean)
+            )
             and (mean is None or (centres.ndim == 2 and centres.shape[1] >= len(mean)) or not len(centres))
         )
         if not consistent:
@@ -131,6 +137,10 @@ class FitStore:
             semantic_spread=float(meta["semantic_spread"]),
             components=None if components is None else components.astype(np.float32),
             topical_spread=float(meta["topical_spread"]),
+            opening_mean=None if opening_mean is None else opening_mean.astype(np.float32),
+            opening_spread=float(meta["opening_spread"]),
+            title_mean=None if title_mean is None else title_mean.astype(np.float32),
+            title_spread=float(meta["title_spread"]),
         )
         return DigestFit(
             model_name=self.model_name,
@@ -151,6 +161,10 @@ class FitStore:
             "lsa": space.components is not None,
             "semantic_spread": space.semantic_spread,
             "topical_spread": space.topical_spread,
+            "opening": space.opening_mean is not None,
+            "opening_spread": space.opening_spread,
+            "title": space.title_mean is not None,
+            "title_spread": space.title_spread,
             "labels": [list(label) for label in fit.topics.labels],
             "map_method": fit.map_method,
         }
@@ -160,10 +174,16 @@ class FitStore:
             "positions": np.asarray(fit.positions, dtype=np.float64),
             "terms": np.asarray(space.terms, dtype=str),
             "idf": space.idf,
-            "mean": space.mean if space.mean is not None else np.zeros(0, dtype=np.float32),
+            "mean": _or_empty(space.mean),
             "components": space.components if space.components is not None else np.zeros((0, 0)),
+            "opening_mean": _or_empty(space.opening_mean),
+            "title_mean": _or_empty(space.title_mean),
             "centres": fit.topics.centres,
         }
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         self.write_bytes(buffer.getvalue())
+
+
+def _or_empty(vector: np.ndarray | None) -> np.ndarray:
+    return vector if vector is not None else np.zeros(0, dtype=np.float32)

@@ -32,6 +32,7 @@ from generator.analysis.related import (
     CHUNK_ROWS,
     EXPANSION_NEIGHBOURS,
     NeighbourLists,
+    PaperEmbeddings,
     PaperSpace,
     PhraseCounts,
     SpaceFit,
@@ -91,7 +92,7 @@ def paper_neighbours(
     fit: SpaceFit,
     texts: Sequence[str],
     keys: Sequence[str],
-    embeddings: np.ndarray,
+    embeddings: PaperEmbeddings,
     related_count: int,
     previous: NeighbourState | None = None,
     counts: PhraseCounts | None = None,
@@ -114,7 +115,8 @@ def paper_neighbours(
             vectors[~moved] = previous.vectors[old_rows[~moved]]
             if moved.any():
                 changed = np.flatnonzero(moved)
-                fresh = joint_vectors(fit, count_phrases([texts[i] for i in changed]), embeddings[changed])
+                changed_counts = count_phrases([texts[i] for i in changed])
+                fresh = joint_vectors(fit, changed_counts, embeddings.rows(changed))
                 if fresh.shape[1] != vectors.shape[1]:
                     return paper_neighbours(fit, texts, keys, embeddings, related_count, None, counts)
                 vectors[changed] = fresh

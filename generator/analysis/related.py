@@ -2,24 +2,30 @@
 
 Papers are compared as *joint vectors*, built from what the analysis already has:
 
-1. the sentence embedding, centred (the corpus mean removed, re-normalised): every abstract shares
-   the mean direction, which only lifts all cosines alike;
+1. the sentence embedding of the title and abstract, centred (the corpus mean removed,
+   re-normalised): every abstract shares the mean direction, which only lifts all cosines alike;
 2. a 50-dimensional LSA of the tf-idf of the paper's words (title and abstract). It is coarse and
    topical and adds what the embedding misses; raw tf-idf next to the embedding adds far less;
-3. both concatenated, each scaled so its cosine has the same spread over random pairs, so the dot
-   product of two joint vectors is an equal-weight sum of the two cosines (no tuned mixing knob);
-4. query expansion (alpha-QE): each vector plus its nearest neighbours weighted by similarity³,
+3. two short views the model reads on their own, each centred the same way: the abstract's
+   *opening* (its first two sentences), where an abstract says which problem and field it is about
+   before the method and results take over the whole-text embedding; and the *title* when the
+   papers came with one, the authors' own one-line summary (a title derived from the abstract adds
+   nothing the abstract does not say, so a paper without a given title has no title view);
+4. all concatenated, each scaled so its cosine has the same spread over random pairs and then
+   weighted (the embedding and the LSA 1, the opening ``OPENING_WEIGHT``, the title
+   ``TITLE_WEIGHT``), so the dot product of two joint vectors is a weighted sum of the cosines;
+5. query expansion (alpha-QE): each vector plus its nearest neighbours weighted by similarity³,
    re-normalised, which pulls a paper towards its neighbourhood and steadies the ranking.
 
-On the NLP development set (track labels, ``benchmarks/related_quality.py``) this scores P@5 0.316,
-against 0.291 for the plain embedding cosine and 0.260 for tf-idf (the built site's papers.json, five
-related papers each, scores 0.321 with the shared digest_eval.py).
+On the two development sets (track and session labels, ``benchmarks/related_quality.py``) the
+embedding cosine alone scores P@5 0.291 (NLP) and 0.386 (CVPR 2019); the embedding, LSA and query
+expansion 0.316 and 0.406; with the opening and title views 0.322 and 0.420 (see the README).
 
 Scale: both neighbour passes (expansion, then the related papers) only ask for each paper's k
 nearest rows. Below ``APPROXIMATE_FROM`` papers they are exact, over row chunks, so time is O(N² d)
-and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot products of ~430 dimensions,
-about 40 MB at a time. From there an HNSW graph (faiss) proposes the candidates and their exact dot
-products rank them.
+and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot products of ~1,200
+dimensions, about 40 MB at a time. From there an HNSW graph (faiss) proposes the candidates and
+their exact dot products rank them.
 """
 
 from __future__ import annotations
@@ -47,6 +53,16 @@ EXPANSION_NEIGHBOURS = 20
 """Any number from 5 to 40 helped on the dev set, on random 150-paper samples of it as much as on
 all of it; it is capped at the number of other papers."""
 EXPANSION_POWER = 3.0
+OPENING_WEIGHT = 0.25
+TITLE_WEIGHT = 0.35
+"""The opening's and the title's share beside the whole-text embedding and the LSA (1 each). On
+random halves of both development sets (each half a digest of its own) the opening and title add
++0.008 (NLP) and +0.012 (CVPR 2019) P@5 to the space without them, and do so on every half; weights
+from 0.15 to 0.5 for either were within 0.003 of each other there (``benchmarks/related_quality.py``)."""
+OPENING_SENTENCES = 2
+"""The first sentence alone is often a generic lead-in ("Deep learning has achieved …"); two carry
+the field and the problem. Alone, the opening's embedding ranks related papers about as well as the
+whole text's (P@5 0.273 and 0.396 on the two development sets, against 0.291 and 0.386)."""
 MIN_PAPERS_FOR_JOINT_SPACE = 20
 """Below this the corpus mean and an LSA are too noisy to lean on (two papers centred point in
 opposite directions): tiny digests use the plain embedding cosine. On random samples of the dev set
@@ -117,14 +133,48 @@ def same_word(a: str, b: str) -> bool:
 
 
 @dataclass(frozen=True)
+class PaperEmbeddings:
+    """What the model made of each paper, one L2-normalised float32 row per paper in each array."""
+
+    text: np.ndarray
+    """The title and abstract together: keywords are ranked against it, and it anchors the space."""
+    opening: np.ndarray | None = None
+    """The abstract's first ``OPENING_SENTENCES`` sentences; ``None``: no opening view."""
+    title: np.ndarray | None = None
+    """The given title alone, a zero row for a paper whose title was derived from its abstract;
+    ``None``: no title view."""
+
+    def __post_init__(self) -> None:
+        for name, view in (("openings", self.opening), ("titles", self.title)):
+            if view is not None and len(view) != len(self.text):
+                raise ValueError(f"{len(self.text)} texts but {len(view)} {name} embedded")
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @property
+    def has_title(self) -> np.ndarray:
+        if self.title is None:
+            return np.zeros(len(self.text), dtype=bool)
+        return np.any(self.title != 0, axis=1)
+
+    def rows(self, selected: np.ndarray | Sequence[int]) -> PaperEmbeddings:
+        def pick(view: np.ndarray | None) -> np.ndarray | None:
+            return None if view is None else view[selected]
+
+        return PaperEmbeddings(self.text[selected], pick(self.opening), pick(self.title))
+
+
+@dataclass(frozen=True)
 class PaperSpace:
-    """Where papers are compared, one L2-normalised row per paper."""
+    """Where papers are compared, one row per paper."""
 
     vectors: np.ndarray
-    """The joint vectors; the topics cluster them."""
+    """The joint vectors, of length 1 (shorter for a paper without a given title among papers with
+    titles, see ``joint_vectors``); the topics cluster them."""
     expanded: np.ndarray
-    """The joint vectors after query expansion: related papers are nearest neighbours here, and the
-    paper map lays these out."""
+    """The joint vectors after query expansion, of length 1: related papers are nearest neighbours
+    here, and the paper map lays these out."""
 
 
 def one_thread() -> threadpool_limits:
@@ -238,6 +288,13 @@ class SpaceFit:
     components: np.ndarray | None = None
     """The LSA axes, one row per dimension over ``terms``; ``None`` when there are too few."""
     topical_spread: float = 1.0
+    opening_mean: np.ndarray | None = None
+    """The openings' corpus mean; ``None``: no opening view (a digest without a joint space)."""
+    opening_spread: float = 1.0
+    title_mean: np.ndarray | None = None
+    """The given titles' corpus mean; ``None``: no title view (fewer than
+    ``MIN_PAPERS_FOR_JOINT_SPACE`` papers came with a title)."""
+    title_spread: float = 1.0
 
     @property
     def dimensions(self) -> int | None:
@@ -245,8 +302,14 @@ class SpaceFit:
         return None if self.mean is None else int(self.mean.shape[0])
 
 
-def fit_space(counts: PhraseCounts, embeddings: np.ndarray) -> SpaceFit:
-    """Learn the joint space from the texts' phrase counts and their (L2-normalised) embeddings."""
+def _centred_view(vectors: np.ndarray) -> tuple[np.ndarray, float]:
+    """A view's corpus mean and the cosine spread of its rows once centred."""
+    mean = vectors.mean(axis=0)
+    return mean, _cosine_spread(normalise_rows(vectors - mean))
+
+
+def fit_space(counts: PhraseCounts, embeddings: PaperEmbeddings) -> SpaceFit:
+    """Learn the joint space from the texts' phrase counts and their embeddings."""
     texts = counts.matrix.shape[0]
     if texts != len(embeddings):
         raise ValueError(f"{texts} texts but {len(embeddings)} embeddings")
@@ -254,45 +317,80 @@ def fit_space(counts: PhraseCounts, embeddings: np.ndarray) -> SpaceFit:
         terms, idf, common = _fit_idf(counts)
         if common is None or texts < MIN_PAPERS_FOR_JOINT_SPACE:
             return SpaceFit(terms=terms, idf=idf, mean=None)
-        embeddings = np.asarray(embeddings, dtype=np.float32)
-        mean = embeddings.mean(axis=0)
-        semantic_spread = _cosine_spread(normalise_rows(embeddings - mean))
+        mean, semantic_spread = _centred_view(np.asarray(embeddings.text, dtype=np.float32))
+        opening_mean, opening_spread = (
+            _centred_view(np.asarray(embeddings.opening, dtype=np.float32))
+            if embeddings.opening is not None
+            else (None, 1.0)
+        )
+        title_mean, title_spread = (
+            _centred_view(np.asarray(embeddings.title[embeddings.has_title], dtype=np.float32))
+            if embeddings.title is not None and embeddings.has_title.sum() >= MIN_PAPERS_FOR_JOINT_SPACE
+            else (None, 1.0)
+        )
+        views = {
+            "opening_mean": opening_mean,
+            "opening_spread": opening_spread,
+            "title_mean": title_mean,
+            "title_spread": title_spread,
+        }
         dimensions = min(LSA_DIMENSIONS, len(terms) - 1, texts - 1)
         if dimensions < 1:
-            return SpaceFit(terms=terms, idf=idf, mean=mean, semantic_spread=semantic_spread)
+            return SpaceFit(terms=terms, idf=idf, mean=mean, semantic_spread=semantic_spread, **views)
         tfidf = _tfidf(common, idf)
         components = TruncatedSVD(dimensions, random_state=0).fit(tfidf).components_.astype(np.float32)
         topical_spread = _cosine_spread(normalise_rows(tfidf @ components.T))
-        return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread)
+        return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread, **views)
 
 
-def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> np.ndarray:
-    """The papers' joint vectors in a fitted space: the centred embedding and the LSA vector, each
-    scaled to the same cosine spread and concatenated, so the dot product of two joint vectors is
-    the mean of the two cosines, each in its own units (no tuned mixing knob). A paper's vector
-    depends on its own text and embedding only."""
+def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddings) -> np.ndarray:
+    """The papers' joint vectors in a fitted space: the centred embedding, the LSA vector and the
+    centred opening and title, each scaled to the same cosine spread, weighted and concatenated, so
+    the dot product of two joint vectors is a weighted mean of the cosines, each in its own units. A
+    paper's vector depends on its own text and embeddings only. A paper without a given title has
+    zeros for its title: its dot product with any paper is that paper's with it minus their title
+    term, and its vector is shorter than 1."""
     if counts.matrix.shape[0] != len(embeddings):
         raise ValueError(f"{counts.matrix.shape[0]} texts but {len(embeddings)} embeddings")
     with one_thread():
         lexical = _lexical_matrix(counts, fit.terms, fit.idf)
-        embeddings = np.asarray(embeddings, dtype=np.float32)
+        text = np.asarray(embeddings.text, dtype=np.float32)
         if fit.mean is None:
-            return normalise_rows(embeddings)
-        parts = [normalise_rows(embeddings - fit.mean) / fit.semantic_spread]
+            return normalise_rows(text)
+        parts = [normalise_rows(text - fit.mean) / fit.semantic_spread]
         if fit.components is not None and lexical is not None:
             parts.append(normalise_rows(lexical @ fit.components.T) / fit.topical_spread)
-        return normalise_rows(np.hstack(parts))
+        if fit.opening_mean is not None:
+            if embeddings.opening is None:
+                raise ValueError("the fitted space has an opening view, but no openings were embedded")
+            opening = normalise_rows(np.asarray(embeddings.opening, dtype=np.float32) - fit.opening_mean)
+            parts.append(opening * (math.sqrt(OPENING_WEIGHT) / fit.opening_spread))
+        squared_norms = sum(np.einsum("ij,ij->i", part, part) for part in parts)
+        if fit.title_mean is not None:
+            if embeddings.title is None:
+                raise ValueError("the fitted space has a title view, but no titles were embedded")
+            # Only given titles are centred: a missing title stays a zero row, not minus the mean.
+            has_title = embeddings.has_title[:, None]
+            title = np.where(has_title, np.asarray(embeddings.title, dtype=np.float32) - fit.title_mean, 0)
+            title_scale = math.sqrt(TITLE_WEIGHT) / fit.title_spread
+            parts.append(normalise_rows(title) * title_scale)
+            # Every row is scaled as if it had a title, so a missing one adds nothing to its dot
+            # products instead of inflating the other views' share (and so its untitled neighbours).
+            squared_norms = squared_norms + title_scale**2
+        joint = np.hstack(parts)
+        joint /= np.sqrt(np.maximum(squared_norms, np.finfo(np.float32).tiny))[:, None]
+        return joint
 
 
-def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: np.ndarray) -> PaperSpace:
+def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddings) -> PaperSpace:
     """The papers in a fitted joint space, their query expansion included."""
     vectors = joint_vectors(fit, counts, embeddings)
     with one_thread():
         return PaperSpace(vectors=vectors, expanded=expand_queries(vectors))
 
 
-def paper_space(texts: Sequence[str], embeddings: np.ndarray) -> PaperSpace:
-    """The joint space fitted to these texts and their (L2-normalised) embeddings; never re-embeds."""
+def paper_space(texts: Sequence[str], embeddings: PaperEmbeddings) -> PaperSpace:
+    """The joint space fitted to these texts and their embeddings; never re-embeds."""
     counts = count_phrases(texts)
     return apply_space(fit_space(counts, embeddings), counts, embeddings)
 

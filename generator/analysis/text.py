@@ -164,6 +164,12 @@ _NOUN_FORMS_OF_VERBS = frozenset(
 )  # fmt: skip
 
 
+def split_sentences(plain: str) -> list[str]:
+    """The sentences of plain text, split where a full stop, question or exclamation mark is followed
+    by a capital (or an opening bracket or quote)."""
+    return [sentence.strip() for sentence in _SENTENCE_END.split(plain) if sentence.strip()]
+
+
 def derive_title(abstract: str) -> str:
     """A readable title for a paper that has none, built from its abstract.
 
@@ -202,7 +208,7 @@ def _derive_plain_title(plain: str) -> str:
     does. Of the candidate phrases (every "we study …" phrase and the opening phrase) the one whose
     words the abstract repeats most wins (Luhn's old observation: a text's topic words are the ones
     it keeps using); it also describes a name the abstract gives without saying what it is."""
-    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
+    sentences = split_sentences(plain)
     candidates: list[str] = []
     for sentence in sentences:
         match = _WHAT_WE_DO.search(sentence)

@@ -1,7 +1,7 @@
 """The last build's joint vectors and neighbour lists (``generator.analysis.neighbours``), one row of
 the cache database per model, so an edit updates the related papers instead of recomputing them.
 
-Each model's row is keyed by the model, the space fit it was computed in (its phrases, idf, mean,
+Each model's row is keyed by the model, the space fit it was computed in (its phrases, idf, means,
 axes and spreads, hashed) and the number of related papers, and read only when written by the same
 code; a row that does not decode to consistent arrays is ignored. Each build replaces its model's
 row.
@@ -32,9 +32,10 @@ def neighbour_key(model_name: str, fit: SpaceFit, related_count: int) -> str:
     """The model's prefix, then a hash of the fit and the count (each model keeps its own row)."""
     digest = hashlib.sha256(f"{model_name}\0{related_count}\0".encode())
     digest.update("\x1f".join(map(str, fit.terms)).encode("utf-8") + b"\0")
-    for array in (fit.idf, fit.mean, fit.components):
+    for array in (fit.idf, fit.mean, fit.components, fit.opening_mean, fit.title_mean):
         digest.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.float32).tobytes())
-    digest.update(f"{fit.semantic_spread!r}\0{fit.topical_spread!r}".encode())
+    spreads = (fit.semantic_spread, fit.topical_spread, fit.opening_spread, fit.title_spread)
+    digest.update("\0".join(map(repr, spreads)).encode())
     return _model_prefix(model_name) + digest.hexdigest()[:32]
 
 
