@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = [analysis_text(entry) for entry in entries]
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     try:
-        embeddings = embed_papers(entries, texts, embedder)
+        embeddings = embed_papers(entries, embedder)
         vectors = embeddings.text
         titles = [None if e.title_was_derived else e.title for e in entries]
         candidates = find_candidates([e.paper.abstract for e in entries], titles, 5)

@@ -80,7 +80,7 @@ def embedded_corpus(records: list[dict], cache_dir: Path) -> tuple[list[str], Pa
     texts = [analysis_text(entry) for entry in entries]
     embedder = open_embedder(replace(load_settings(PROJECT_ROOT), cache_dir=cache_dir))
     try:
-        return texts, embed_papers(entries, texts, embedder)
+        return texts, embed_papers(entries, embedder)
     finally:
         embedder.cache.close()
 
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     started = time.perf_counter()
     try:
-        embeddings = embed_papers(entries, texts, embedder)
+        embeddings = embed_papers(entries, embedder)
     finally:
         embedder.cache.close()
     print(

@@ -165,7 +165,7 @@ def _summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
     if result.analysis_reused:
         work = "nothing embedded, the last analysis reused"
     else:
-        made = [plural(counts.papers, "paper text"), plural(counts.phrases, "keyword phrase")]
+        made = [plural(counts.papers, "paper"), plural(counts.phrases, "keyword phrase")]
         embedded = f"embedded {' and '.join(made)}" if counts.papers or counts.phrases else "nothing embedded"
         work = f"{embedded}; {plural(counts.cached, 'text')} from the cache"
     papers = plural(len(result.digest.papers), "paper")

@@ -37,21 +37,35 @@ class FakeEmbedder:
             progress(len(texts))
         return vectors
 
+    def embed_spans(self, texts: Sequence[str], spans, progress=None) -> np.ndarray:
+        """Each text and each of its ranges hashed alone (a zero row for an empty range)."""
+        spans = np.asarray(spans)
+        out = np.zeros((len(texts), 1 + spans.shape[1], 64), dtype=np.float32)
+        if len(texts):
+            out[:, 0] = self.embed(texts)
+        for part in range(spans.shape[1]):
+            pieces = [text[start:end] for text, (start, end) in zip(texts, spans[:, part], strict=True)]
+            filled = [row for row, piece in enumerate(pieces) if piece.strip()]
+            if filled:
+                out[filled, 1 + part] = self.embed([pieces[row] for row in filled])
+        return out
+
 
 def embed_views(embedder, texts: Sequence[str]):
-    """``texts`` embedded as the analysis embeds a paper: whole, their opening (first two sentences)
-    and, for about half of them (chosen by their text, so a paper keeps its title wherever it is),
-    a title: its first six words; the others have none."""
+    """``texts`` embedded as the analysis embeds a paper: whole, with their opening (first two
+    sentences) and, for about half of them (chosen by their text, so a paper keeps its title wherever
+    it is), a title (its first six words) as parts; the others have no title."""
     from generator.analysis.related import OPENING_SENTENCES, PaperEmbeddings
     from generator.analysis.text import split_sentences
 
-    whole = embedder.embed(texts)
-    openings = embedder.embed([" ".join(split_sentences(t)[:OPENING_SENTENCES]) for t in texts])
-    titles = np.zeros_like(whole)
-    titled = [row for row, text in enumerate(texts) if hashlib.md5(text.encode()).digest()[0] % 2 == 0]
-    if titled:
-        titles[titled] = embedder.embed([" ".join(texts[row].split()[:6]) for row in titled])
-    return PaperEmbeddings(whole, openings, titles)
+    spans = np.zeros((len(texts), 2, 2), dtype=np.int64)
+    for row, text in enumerate(texts):
+        if hashlib.md5(text.encode()).digest()[0] % 2 == 0:
+            spans[row, 0] = (0, len(" ".join(text.split()[:6])))
+        opening = " ".join(split_sentences(text)[:OPENING_SENTENCES])
+        spans[row, 1] = (0, len(opening))
+    vectors = embedder.embed_spans(texts, spans)
+    return PaperEmbeddings(text=vectors[:, 0], title=vectors[:, 1], opening=vectors[:, 2])
 
 
 def search_records(site: Path) -> list[dict]:

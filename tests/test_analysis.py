@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.analysis.analyse import analysis_text, embed_papers, opening_text, settle_titles
+from generator.analysis.analyse import analysis_text, embed_papers, settle_titles, text_parts
 from generator.analysis.embed import CachedEmbedder, EmbeddingCache
 from generator.analysis.keyphrases import Candidate, abstract_candidates, canonical, canonical_key
 from generator.analysis.keyphrases.candidates import _span_key
@@ -236,12 +236,12 @@ def test_a_possessive_ends_its_owners_phrase() -> None:
     assert "large language" not in keys  # always followed by "model" once the possessive is gone
 
 
-def test_each_paper_is_embedded_whole_by_its_opening_and_by_a_given_title(fake_embedder) -> None:
+def test_each_paper_is_embedded_once_with_its_given_title_and_opening_as_parts(fake_embedder) -> None:
     location = SourceLocation(Path("x.txt"), 1)
     papers = (
         Paper(
             id="a",
-            abstract="Graph neural networks *oversmooth*. Deep ones more so. We propose $k$-hop fixes. "
+            abstract="Graph neural networks *oversmooth*.  Deep ones more so. We propose $k$-hop fixes. "
             "They work.",
             title="Fixing **oversmoothing** in GNNs",
             source=location,
@@ -249,15 +249,23 @@ def test_each_paper_is_embedded_whole_by_its_opening_and_by_a_given_title(fake_e
         Paper(id="b", abstract="One sentence only, with no full stop at the end", source=location),
     )
     entries = settle_titles(papers)
-    assert opening_text(entries[0]) == "Graph neural networks oversmooth. Deep ones more so."
-    assert opening_text(entries[1]) == "One sentence only, with no full stop at the end"
-    texts = [analysis_text(entry) for entry in entries]
-    embeddings = embed_papers(entries, texts, fake_embedder)
-    assert fake_embedder.calls == [2 + 2 + 1]  # one pass: two texts, two openings, one given title
-    np.testing.assert_allclose(embeddings.text, fake_embedder.embed(texts))
-    np.testing.assert_allclose(embeddings.opening[0], fake_embedder.embed([opening_text(entries[0])])[0])
-    np.testing.assert_allclose(embeddings.title[0], fake_embedder.embed(["Fixing oversmoothing in GNNs"])[0])
-    assert embeddings.has_title.tolist() == [True, False]  # b's title was derived from its abstract
+    (text, spans), (other, other_spans) = text_parts(entries[0]), text_parts(entries[1])
+    assert text == analysis_text(entries[0]) and other == analysis_text(entries[1])
+    title, opening = (text[start:end] for start, end in spans)
+    assert title == "Fixing oversmoothing in GNNs"
+    assert opening == "Graph neural networks oversmooth. Deep ones more so."
+    assert other_spans[0, 0] == other_spans[0, 1]  # b's title was derived: no title part
+    assert other[slice(*other_spans[1])] == other
+
+    calls = []
+    real = fake_embedder.embed_spans
+    fake_embedder.embed_spans = lambda *a, **k: (calls.append(len(a[0])), real(*a, **k))[1]
+    embeddings = embed_papers(entries, fake_embedder)
+    assert calls == [2]  # one pass over the two papers
+    np.testing.assert_allclose(embeddings.text, fake_embedder.embed([text, other]))
+    np.testing.assert_allclose(embeddings.opening[0], fake_embedder.embed([opening])[0])
+    np.testing.assert_allclose(embeddings.title[0], fake_embedder.embed([title])[0])
+    assert embeddings.has_title.tolist() == [True, False]
     assert not embeddings.title[1].any()
 
 

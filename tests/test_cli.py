@@ -84,6 +84,6 @@ def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
 
     line = _summary(Result(), tmp_path / "docs", tmp_path / "site")  # type: ignore[arg-type]
     where = tmp_path / "site"
-    work = "embedded 1 paper text and 1,204 keyword phrases; 0 texts from the cache"
+    work = "embedded 1 paper and 1,204 keyword phrases; 0 texts from the cache"
     assert line == f"built 1 paper: site in {where} ({work})"
     assert plural(2, "paper") == "2 papers" and plural(1, "phrase") == "1 phrase"

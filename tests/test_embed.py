@@ -113,6 +113,52 @@ def test_bfloat16_vectors_match_float32() -> None:
     assert not np.array_equal(exact, fast)  # the second run really used another arithmetic
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_parts_of_a_text_are_pooled_from_the_one_pass_over_it(precision: str) -> None:
+    embedder = SentenceTransformerEmbedder(precision=precision)
+    texts = [
+        "Graph neural networks oversmooth. Deep ones more so. We propose a fix.",
+        "Large language models hallucinate. Retrieval helps. We measure by how much.",
+    ]
+    heads = ["Graph neural networks oversmooth.", "Large language models hallucinate."]
+    whole_span = [[0, len(text)] for text in texts]
+    spans = np.array([[[0, len(head)], whole, [5, 5]] for head, whole in zip(heads, whole_span, strict=True)])
+    pooled = embedder.embed_spans(texts, spans)
+    assert pooled.shape == (2, 4, 384) and pooled.dtype == np.float32
+    # the whole is the text's embedding, as ``embed`` makes it
+    assert (pooled[:, 0] * embedder.embed(texts)).sum(axis=1).min() > 0.9999
+    # a range holding no token start is a zero row; the others are unit vectors
+    assert not pooled[:, 3].any()
+    np.testing.assert_allclose(np.linalg.norm(pooled[:, :3], axis=2), 1.0, atol=1e-5)
+    # every token of the text, without [CLS] and [SEP], is close to the mean pooling of all of them
+    assert (pooled[:, 2] * pooled[:, 0]).sum(axis=1).min() > 0.98
+    # a head sentence read in its text: nearer its own sentence read alone than the other text's
+    alone = embedder.embed(heads)
+    similarity = pooled[:, 1] @ alone.T
+    assert similarity[0, 0] > similarity[0, 1] and similarity[1, 1] > similarity[1, 0]
+    assert similarity[0, 0] < 0.999  # in context, not the sentence embedded on its own
+
+
+def test_cached_parts_are_keyed_by_text_and_ranges(tmp_path: Path, fake_embedder) -> None:
+    from generator.analysis.embed import CachedEmbedder
+
+    embedder = CachedEmbedder(fake_embedder, EmbeddingCache(tmp_path / "c.sqlite3"))
+    texts = ["alpha beta. gamma delta", "epsilon zeta. eta"]
+    spans = np.array([[[0, 11]], [[0, 13]]])
+    first = embedder.embed_spans(texts, spans)
+    assert first.shape == (2, 2, 64) and embedder.misses == 2
+    again = embedder.embed_spans([texts[1], texts[0], texts[1]], spans[[1, 0, 1]])
+    assert embedder.misses == 2 and embedder.hits == 3
+    np.testing.assert_array_equal(again[1], first[0])
+    embedder.embed_spans(texts[:1], np.array([[[0, 5]]]))  # other ranges of a known text: other vectors
+    assert embedder.misses == 3
+    embedder.embed(texts[:1])  # and the text's own vector is another entry again
+    assert embedder.misses == 4
+    with pytest.raises(ValueError, match="character ranges"):
+        embedder.embed_spans(texts, spans[:1])
+
+
 def test_freed_memory_releaser_is_safe_to_call() -> None:
     release = freed_memory_releaser()
     release()

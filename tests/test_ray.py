@@ -28,12 +28,14 @@ def test_vectors_from_ray_workers_equal_the_single_process_ones_and_fill_the_cac
     from generator.analysis.ray_embed import LOCAL, RayEmbedder
 
     texts = [*abstracts(24), "graph neural networks", "large language models"]
+    spans = np.array([[[0, min(40, len(text))], [len(text) // 2, len(text)]] for text in texts])
     on_ray = RayEmbedder(LOCAL, precision="float32", actors=2)
     cache = EmbeddingCache(tmp_path / "cache.sqlite3")
     try:
         cached_ray = CachedEmbedder(on_ray, cache)
         from_ray = cached_ray.embed(texts)
-        assert cached_ray.misses == len(texts)
+        parts_from_ray = cached_ray.embed_spans(texts, spans)  # a paper and its parts, as a build asks
+        assert cached_ray.misses == 2 * len(texts)
         assert ray.is_initialized()
     finally:
         on_ray.close()
@@ -44,11 +46,15 @@ def test_vectors_from_ray_workers_equal_the_single_process_ones_and_fill_the_cac
     assert from_ray.shape == alone.shape
     assert float(np.abs(from_ray - alone).max()) < 1e-5
     assert float(np.min(np.sum(from_ray * alone, axis=1))) > 0.99999
+    parts_alone = single.embed_spans(texts, spans)
+    assert parts_from_ray.shape == parts_alone.shape == (len(texts), 3, alone.shape[1])
+    assert float(np.abs(parts_from_ray - parts_alone).max()) < 1e-5
 
     # The build that follows, on one process, finds every vector in the shared cache.
     local = CachedEmbedder(single, cache)
     again = local.embed(texts)
-    assert local.misses == 0 and local.hits == len(texts)
-    assert np.array_equal(again, from_ray)
+    parts_again = local.embed_spans(texts, spans)
+    assert local.misses == 0 and local.hits == 2 * len(texts)
+    assert np.array_equal(again, from_ray) and np.array_equal(parts_again, parts_from_ray)
     assert on_ray.name == single.name
     cache.close()

@@ -55,43 +55,30 @@ def analysis_text(entry: TitledPaper) -> str:
     return f"{strip_markup(entry.title)}. {abstract}"
 
 
-def opening_text(entry: TitledPaper) -> str:
-    """The abstract's first ``OPENING_SENTENCES`` sentences, as plain text: what the paper is about
-    before how (``generator.analysis.related``)."""
-    return " ".join(split_sentences(strip_markup(entry.paper.abstract))[:OPENING_SENTENCES])
-
-
-def given_title_text(entry: TitledPaper) -> str | None:
-    """The title the paper came with, as plain text; ``None`` for a derived one."""
-    if entry.title_was_derived:
-        return None
-    return strip_markup(entry.title) or None
+def text_parts(entry: TitledPaper) -> tuple[str, np.ndarray]:
+    """The paper's analysis text (``analysis_text``) and where in it are the given title (empty for
+    a derived one) and the abstract's first ``OPENING_SENTENCES`` sentences: 2 × [start, end)."""
+    text = analysis_text(entry)
+    title = "" if entry.title_was_derived else strip_markup(entry.title)
+    abstract_start = 0 if entry.title_was_derived else len(title) + 2
+    opening_end = abstract_start
+    for sentence in split_sentences(text[abstract_start:])[:OPENING_SENTENCES]:
+        opening_end = text.index(sentence, opening_end) + len(sentence)
+    return text, np.array([[0, len(title)], [abstract_start, opening_end]], dtype=np.int64)
 
 
 def embed_papers(
-    entries: Sequence[TitledPaper],
-    texts: Sequence[str],
-    embedder: Embedder,
-    progress: ProgressCallback | None = None,
+    entries: Sequence[TitledPaper], embedder: Embedder, progress: ProgressCallback | None = None
 ) -> PaperEmbeddings:
-    """Each paper's analysis text (``texts``), opening and given title, embedded in one call, so the
-    model runs one pass of length-sorted batches over all of them."""
-    openings = [opening_text(entry) for entry in entries]
-    given = [given_title_text(entry) for entry in entries]
-    titled = [row for row, title in enumerate(given) if title is not None]
-    vectors = embedder.embed([*texts, *openings, *(given[row] for row in titled)], progress)
-    count = len(texts)
-    if count == 0:
-        empty = np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
+    """Each paper's analysis text embedded, and its given title and opening pooled from the same
+    pass over it (the model reads each paper once)."""
+    parts = [text_parts(entry) for entry in entries]
+    if not parts:
+        empty = np.zeros((0, 0), dtype=np.float32)
         return PaperEmbeddings(empty, empty, empty)
-    titles = np.zeros((count, vectors.shape[1]), dtype=np.float32)
-    titles[titled] = vectors[2 * count :]
-    return PaperEmbeddings(vectors[:count], vectors[count : 2 * count], titles)
-
-
-def embedded_text_count(entries: Sequence[TitledPaper]) -> int:
-    """How many texts ``embed_papers`` embeds for these papers."""
-    return 2 * len(entries) + sum(given_title_text(entry) is not None for entry in entries)
+    texts = [text for text, _ in parts]
+    vectors = embedder.embed_spans(texts, np.stack([spans for _, spans in parts]), progress)
+    return PaperEmbeddings(text=vectors[:, 0], title=vectors[:, 1], opening=vectors[:, 2])
 
 
 def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
@@ -103,7 +90,7 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
 @dataclass(frozen=True)
 class EmbeddingCounts:
     papers: int = 0
-    """Texts of papers (title and abstract, opening, given title) embedded by the model."""
+    """Papers (title and abstract, read once for the whole and its parts) embedded by the model."""
     phrases: int = 0
     """Keyword phrases embedded by the model."""
     cached: int = 0
@@ -162,8 +149,8 @@ def analyse(
     keys = [paper_key(text) for text in texts]
 
     misses_before, hits_before = getattr(embedder, "misses", 0), getattr(embedder, "hits", 0)
-    with reporter.stage("embed papers", total=embedded_text_count(entries), unit="texts") as advance:
-        embeddings = embed_papers(entries, texts, embedder, advance)
+    with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
+        embeddings = embed_papers(entries, embedder, advance)
     vectors = embeddings.text
     papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
 

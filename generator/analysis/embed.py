@@ -1,8 +1,10 @@
 """Text embeddings behind one small interface, with a content-addressed on-disk cache.
 
-Backends turn texts into L2-normalised float32 vectors. ``CachedEmbedder`` wraps any backend
-and stores each vector in SQLite under a key made of the model's name and the exact text, so a
-rebuild only embeds what changed.
+Backends turn texts into L2-normalised float32 vectors, and can pool one pass over a text into the
+vector of the whole and of parts of it (``embed_spans``: a paper's title and opening, read in the
+context of its abstract). ``CachedEmbedder`` wraps any backend and stores each vector in SQLite
+under a key made of the model's name and the exact text (and parts), so a rebuild only embeds what
+changed.
 """
 
 from __future__ import annotations
@@ -53,6 +55,24 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """One L2-normalised float32 row per text."""
         ...
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: np.ndarray, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        """Each text's embedding, then one vector per character range of it: ``spans`` holds
+        ``[start, end)`` ranges, one row of ``parts`` ranges per text (texts × parts × 2), and the
+        result is texts × (1 + parts) × dimensions, L2-normalised, where a range's vector is the
+        mean of the model's outputs at the tokens that start inside it (read in the context of the
+        whole text), or a zero row when it holds none."""
+        ...
+
+
+def check_spans(texts: Sequence[str], spans: np.ndarray) -> np.ndarray:
+    """``spans`` as an integer array of texts × parts × 2, or a ``ValueError``."""
+    spans = np.asarray(spans, dtype=np.int64)
+    if spans.ndim != 3 or spans.shape[0] != len(texts) or spans.shape[2] != 2:
+        raise ValueError(f"spans must be {len(texts)} × parts × 2 character ranges, not {spans.shape}")
+    return spans
 
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
@@ -231,7 +251,7 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         model = self._load()
         if not texts:
-            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+            return np.zeros((0, _dimensions(model)), dtype=np.float32)
         out: np.ndarray | None = None
         # One autocast region for all batches: it casts the weights to bfloat16 once, not per batch.
         with self._precision_context():
@@ -251,6 +271,48 @@ class SentenceTransformerEmbedder:
                 if progress:
                     progress(len(batch))
         assert out is not None
+        return out
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: np.ndarray, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        import torch
+
+        spans = check_spans(texts, spans)
+        model = self._load()
+        dimensions = _dimensions(model)
+        out = np.zeros((len(texts), 1 + spans.shape[1], dimensions), dtype=np.float32)
+        with self._precision_context(), torch.inference_mode():
+            for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
+                # The model's own tokenizer settings (as ``encode`` uses them), plus where each token is.
+                features = dict(
+                    model.tokenizer(
+                        [texts[i] for i in batch],
+                        padding=True,
+                        truncation="longest_first",
+                        max_length=model.max_seq_length,
+                        return_tensors="pt",
+                        return_offsets_mapping=True,
+                    )
+                )
+                offsets = features.pop("offset_mapping").numpy()
+                features = {name: value.to(model.device) for name, value in features.items()}
+                outputs = model(features)
+                out[batch, 0] = outputs["sentence_embedding"].float().cpu().numpy()
+                tokens = outputs["token_embeddings"].float().cpu().numpy()
+                read = features["attention_mask"].cpu().numpy().astype(bool) & (
+                    offsets[..., 1] > offsets[..., 0]
+                )
+                starts = offsets[..., 0]
+                for part in range(spans.shape[1]):
+                    begin, end = spans[batch, part, 0][:, None], spans[batch, part, 1][:, None]
+                    inside = (read & (starts >= begin) & (starts < end)).astype(np.float32)
+                    summed = np.einsum("bt,btd->bd", inside, tokens)
+                    out[batch, 1 + part] = normalise_rows(summed)
+                if number % RELEASE_EVERY_BATCHES == 0:
+                    self._release_freed_memory()
+                if progress:
+                    progress(len(batch))
         return out
 
     def _precision_context(self) -> contextlib.AbstractContextManager:
@@ -274,6 +336,12 @@ def freed_memory_releaser() -> Callable[[], object]:
     except (OSError, AttributeError):  # not glibc
         return lambda: None
     return lambda: malloc_trim(0)
+
+
+def _dimensions(model) -> int:
+    """The size of the model's vectors (sentence-transformers 5 renamed the method that says it)."""
+    named = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(named())
 
 
 def _token_counts(model, texts: Sequence[str]) -> list[int]:
@@ -326,6 +394,10 @@ class EmbeddingCache:
         self._database.close()
 
 
+SPANS_KEY = "\0spans "
+"""Prefix of a text's cache key when its parts are pooled with it: other vectors than the text's own."""
+
+
 class CachedEmbedder:
     """Any ``Embedder`` with an ``EmbeddingCache`` in front; counts hits and misses."""
 
@@ -358,4 +430,38 @@ class CachedEmbedder:
                 found.update(new)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: np.ndarray, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        """As the backend's, each text's vectors stored as one row under the text and its ranges."""
+        spans = check_spans(texts, spans)
+        parts = 1 + spans.shape[1]
+        keys = [
+            EmbeddingCache.key(self.name, f"{SPANS_KEY}{row.tolist()}\0{text}")
+            for text, row in zip(texts, spans, strict=True)
+        ]
+        found = {
+            key: vector.reshape(parts, -1)
+            for key, vector in self.cache.get_many(list(dict.fromkeys(keys))).items()
+            if vector.shape[0] % parts == 0
+        }
+        first_row: dict[bytes, int] = {}
+        for row, key in enumerate(keys):
+            if key not in found:
+                first_row.setdefault(key, row)
+        missing = list(first_row.values())
+        self.hits += len(texts) - sum(1 for key in keys if key not in found)
+        self.misses += len(missing)
+        if progress:
+            progress(len(texts) - len(missing))
+        for start in range(0, len(missing), 4096):  # commit as we go, so an interrupted run keeps its work
+            rows = missing[start : start + 4096]
+            vectors = self.backend.embed_spans([texts[row] for row in rows], spans[rows], progress)
+            new = [(keys[row], vector) for row, vector in zip(rows, vectors, strict=True)]
+            self.cache.put_many([(key, vector.ravel()) for key, vector in new])
+            found.update(new)
+        if not texts:
+            return np.zeros((0, parts, 0), dtype=np.float32)
         return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from generator.analysis.embed import DEFAULT_MODEL, ProgressCallback, SentenceTransformerEmbedder
+from generator.analysis.embed import DEFAULT_MODEL, ProgressCallback, SentenceTransformerEmbedder, check_spans
 from generator.errors import DigestError
 
 LOCAL = "local"
@@ -38,6 +38,11 @@ class _EmbeddingActor:
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         texts = [str(text) for text in batch["text"]]
+        if "spans" in batch:
+            return {
+                "index": batch["index"],
+                "vector": self.backend.embed_spans(texts, np.stack(batch["spans"])),
+            }
         return {"index": batch["index"], "vector": self.backend.embed(texts)}
 
 
@@ -106,6 +111,19 @@ class RayEmbedder:
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        return self._run([{"index": index, "text": text} for index, text in enumerate(texts)], progress)
+
+    def embed_spans(
+        self, texts: Sequence[str], spans: np.ndarray, progress: ProgressCallback | None = None
+    ) -> np.ndarray:
+        spans = check_spans(texts, spans)
+        if not texts:
+            return np.zeros((0, 1 + spans.shape[1], 0), dtype=np.float32)
+        rows = [{"index": index, "text": text, "spans": spans[index]} for index, text in enumerate(texts)]
+        return self._run(rows, progress)
+
+    def _run(self, rows: list[dict], progress: ProgressCallback | None) -> np.ndarray:
+        """The actors' vectors for ``rows`` (each with its ``index``), in row order."""
         ray = self._connect()
         # The build reports progress itself; Ray Data's own bars would interleave with it.
         context = ray.data.DataContext.get_current()
@@ -113,7 +131,6 @@ class RayEmbedder:
         context.print_on_execution_start = False
         cpus = int(ray.cluster_resources().get("CPU", 1))
         actors = self.actors or max(1, cpus // self.cpus_per_actor)
-        rows = [{"index": index, "text": text} for index, text in enumerate(texts)]
         dataset = ray.data.from_items(rows, override_num_blocks=max(1, len(rows) // TEXTS_PER_RAY_BATCH))
         vectors = dataset.map_batches(
             _EmbeddingActor,
@@ -131,7 +148,7 @@ class RayEmbedder:
         for batch in vectors.iter_batches(batch_size=None, batch_format="numpy"):
             found = np.asarray(np.stack(batch["vector"]), dtype=np.float32)
             if out is None:
-                out = np.empty((len(texts), found.shape[1]), dtype=np.float32)
+                out = np.empty((len(rows), *found.shape[1:]), dtype=np.float32)
             out[np.asarray(batch["index"], dtype=np.int64)] = found
             if progress:
                 progress(len(found))
