@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from generator.analysis import related
 from generator.analysis.fit import paper_key
 from generator.analysis.neighbours import NeighbourState, paper_neighbours
 from generator.analysis.related import count_phrases, fit_space
@@ -32,12 +33,17 @@ def _same_lists(one: NeighbourState, other: NeighbourState) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    ["edit", "remove", "add", "edit and reorder"],
+    ["edit", "remove", "add", "edit and reorder", "edit, on the axes of a cut joint vector"],
 )
-def test_an_update_gives_the_lists_a_whole_computation_gives(fake_embedder, change: str) -> None:
+def test_an_update_gives_the_lists_a_whole_computation_gives(
+    fake_embedder, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "cut" in change:
+        monkeypatch.setattr(related, "JOINT_DIMENSIONS", 48)
     texts, _ = themed_corpus(150, seed=3)  # 450 papers: one change stays an update
     embeddings = embed_views(fake_embedder, texts)
     fit = fit_space(count_phrases(texts), embeddings)
+    assert (fit.projection is not None) == ("cut" in change)
     before = paper_neighbours(fit, texts, [paper_key(t) for t in texts], embeddings, 5)
     assert before.recomputed_rows is None
 

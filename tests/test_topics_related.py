@@ -159,6 +159,37 @@ def test_the_opening_and_a_given_title_are_views_of_their_own(fake_embedder) -> 
         joint_vectors(fit, counts, PaperEmbeddings(embeddings.text, embeddings.opening))
 
 
+def test_a_long_joint_vector_is_cut_to_the_axes_that_keep_its_dot_products(
+    fake_embedder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from generator.analysis.fit import DigestFit, FitStore
+    from generator.analysis.topics import TopicFit
+
+    texts, _ = themed_corpus(30)
+    embeddings = embed_views(fake_embedder, texts)
+    counts = count_phrases(texts)
+    whole = joint_vectors(fit_space(counts, embeddings), counts, embeddings)
+    monkeypatch.setattr(related, "JOINT_DIMENSIONS", 40)
+    fit = fit_space(counts, embeddings)
+    assert fit.projection is not None and fit.projection.shape == (whole.shape[1], 40)
+    cut = joint_vectors(fit, counts, embeddings)
+    assert cut.shape == (len(texts), 40)
+    np.testing.assert_allclose(cut.T @ cut, np.eye(40) * np.diag(cut.T @ cut), atol=1e-3)  # axes orthogonal
+    kept, all_of = cut @ cut.T, whole @ whole.T
+    assert np.corrcoef(kept.ravel(), all_of.ravel())[0, 1] > 0.95
+    assert np.all(np.linalg.norm(cut, axis=1) <= np.linalg.norm(whole, axis=1) + 1e-5)
+    # kept with the digest's fit, so an edit is placed on the same axes
+    store = FitStore(tmp_path, fake_embedder.name)
+    store.save(
+        DigestFit(fake_embedder.name, ("k",), fit, TopicFit(np.zeros((0, 40)), ()), np.zeros((1, 2)), "m")
+    )
+    loaded = store.load()
+    assert loaded is not None and loaded.space.projection is not None
+    np.testing.assert_array_equal(loaded.space.projection, fit.projection)
+    monkeypatch.setattr(related, "JOINT_DIMENSIONS", 10_000)
+    assert fit_space(counts, embeddings).projection is None
+
+
 def test_related_do_not_depend_on_chunking(fake_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     texts, _ = themed_corpus(10)
     space = paper_space(texts, embed_views(fake_embedder, texts))

@@ -116,6 +116,7 @@ class FitStore:
         components = arrays["components"] if meta["lsa"] else None
         opening_mean = arrays["opening_mean"] if meta["opening"] else None
         title_mean = arrays["title_mean"] if meta["title"] else None
+        projection = arrays["projection"] if meta["projected"] else None
         consistent = (
             positions.shape == (len(keys), 2)
             and np.isfinite(positions).all()
@@ -126,6 +127,7 @@ class FitStore:
                 view is None or (mean is not None and view.shape == mean.shape)
                 for view in (opening_mean, title_mean)
             )
+            and (projection is None or projection.ndim == 2)
             and (mean is None or (centres.ndim == 2 and centres.shape[1] >= len(mean)) or not len(centres))
         )
         if not consistent:
@@ -141,6 +143,7 @@ class FitStore:
             opening_spread=float(meta["opening_spread"]),
             title_mean=None if title_mean is None else title_mean.astype(np.float32),
             title_spread=float(meta["title_spread"]),
+            projection=None if projection is None else projection.astype(np.float32),
         )
         return DigestFit(
             model_name=self.model_name,
@@ -165,6 +168,7 @@ class FitStore:
             "opening_spread": space.opening_spread,
             "title": space.title_mean is not None,
             "title_spread": space.title_spread,
+            "projected": space.projection is not None,
             "labels": [list(label) for label in fit.topics.labels],
             "map_method": fit.map_method,
         }
@@ -178,6 +182,7 @@ class FitStore:
             "components": space.components if space.components is not None else np.zeros((0, 0)),
             "opening_mean": _or_empty(space.opening_mean),
             "title_mean": _or_empty(space.title_mean),
+            "projection": space.projection if space.projection is not None else np.zeros((0, 0)),
             "centres": fit.topics.centres,
         }
         buffer = io.BytesIO()

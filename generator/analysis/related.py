@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,6 +73,12 @@ LEXICAL_MAX_WORDS = 3
 """Phrases of up to three words: as good as two for the ranking (P@5 0.321 vs 0.322 on the dev set),
 and a match can then be explained by "graph neural networks" rather than "graph neural"."""
 ROWS_FOR_SPREAD = 600
+JOINT_DIMENSIONS = 384
+"""The joint vector (about 1,200 numbers: three views by one model, which overlap, and the LSA) is cut
+to this many by a truncated SVD of the digest's joint vectors, the cut that keeps their dot products
+best: 98% of their length at NLP and CVPR 2019, and the same P@5 within 0.001 (256 and 384 both did).
+At 50,000 papers it keeps the neighbour passes, topics and map at the cost of the 434-number space
+they had before the opening and title views."""
 APPROXIMATE_FROM = 20_000
 """From this many papers the neighbour passes search an HNSW graph instead of every row. On the 50k
 corpus (``benchmarks/ann_recall.py``, one thread): the expansion pass 41.9 s exact, 22.8 s by the
@@ -172,8 +178,7 @@ class PaperSpace:
     """Where papers are compared, one row per paper."""
 
     vectors: np.ndarray
-    """The joint vectors, of length 1 (shorter for a paper without a given title among papers with
-    titles, see ``joint_vectors``); the topics cluster them."""
+    """The joint vectors, of length at most 1 (see ``joint_vectors``); the topics cluster them."""
     expanded: np.ndarray
     """The joint vectors after query expansion, of length 1: related papers are nearest neighbours
     here, and the paper map lays these out."""
@@ -297,6 +302,9 @@ class SpaceFit:
     """The given titles' corpus mean; ``None``: no title view (fewer than
     ``MIN_PAPERS_FOR_JOINT_SPACE`` papers came with a title)."""
     title_spread: float = 1.0
+    projection: np.ndarray | None = None
+    """The joint vector's axes kept, one column per kept dimension (``JOINT_DIMENSIONS``); ``None``:
+    kept whole (a digest of no more papers than that, or a joint vector no longer)."""
 
     @property
     def dimensions(self) -> int | None:
@@ -342,7 +350,13 @@ def fit_space(counts: PhraseCounts, embeddings: PaperEmbeddings) -> SpaceFit:
         tfidf = _tfidf(common, idf)
         components = TruncatedSVD(dimensions, random_state=0).fit(tfidf).components_.astype(np.float32)
         topical_spread = _cosine_spread(normalise_rows(tfidf @ components.T))
-        return SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread, **views)
+        fit = SpaceFit(terms, idf, mean, semantic_spread, components, topical_spread, **views)
+        whole = joint_vectors(fit, counts, embeddings)
+        if texts <= JOINT_DIMENSIONS or whole.shape[1] <= JOINT_DIMENSIONS:
+            return fit
+        # Not centred: the axes that keep the vectors' dot products, which is what is compared.
+        axes = TruncatedSVD(JOINT_DIMENSIONS, random_state=0).fit(whole).components_
+        return replace(fit, projection=np.ascontiguousarray(axes.T, dtype=np.float32))
 
 
 def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddings) -> np.ndarray:
@@ -351,7 +365,8 @@ def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddin
     the dot product of two joint vectors is a weighted mean of the cosines, each in its own units. A
     paper's vector depends on its own text and embeddings only. A paper without a given title has
     zeros for its title: its dot product with any paper is that paper's with it minus their title
-    term, and its vector is shorter than 1."""
+    term, and its vector is shorter than 1. With a projection (``JOINT_DIMENSIONS``) the vectors are
+    its coordinates, a little shorter than the whole."""
     if counts.matrix.shape[0] != len(embeddings):
         raise ValueError(f"{counts.matrix.shape[0]} texts but {len(embeddings)} embeddings")
     with one_thread():
@@ -381,7 +396,11 @@ def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddin
             squared_norms = squared_norms + title_scale**2
         joint = np.hstack(parts)
         joint /= np.sqrt(np.maximum(squared_norms, np.finfo(np.float32).tiny))[:, None]
-        return joint
+        if fit.projection is None:
+            return joint
+        # In double precision: a row's coordinates then round to the same float32 numbers however many
+        # rows are projected at once (an edit projects a few, a full build all).
+        return (joint.astype(np.float64) @ fit.projection.astype(np.float64)).astype(np.float32)
 
 
 def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddings) -> PaperSpace:

@@ -32,7 +32,7 @@ def neighbour_key(model_name: str, fit: SpaceFit, related_count: int) -> str:
     """The model's prefix, then a hash of the fit and the count (each model keeps its own row)."""
     digest = hashlib.sha256(f"{model_name}\0{related_count}\0".encode())
     digest.update("\x1f".join(map(str, fit.terms)).encode("utf-8") + b"\0")
-    for array in (fit.idf, fit.mean, fit.components, fit.opening_mean, fit.title_mean):
+    for array in (fit.idf, fit.mean, fit.components, fit.opening_mean, fit.title_mean, fit.projection):
         digest.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.float32).tobytes())
     spreads = (fit.semantic_spread, fit.topical_spread, fit.opening_spread, fit.title_spread)
     digest.update("\0".join(map(repr, spreads)).encode())
