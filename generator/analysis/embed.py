@@ -300,10 +300,9 @@ class SentenceTransformerEmbedder:
                 outputs = model(features)
                 out[batch, 0] = outputs["sentence_embedding"].float().cpu().numpy()
                 tokens = outputs["token_embeddings"].float().cpu().numpy()
-                read = features["attention_mask"].cpu().numpy().astype(bool) & (
-                    offsets[..., 1] > offsets[..., 0]
-                )
+                # The tokens the model read that stand for text: not padding, [CLS] or [SEP].
                 starts = offsets[..., 0]
+                read = features["attention_mask"].cpu().numpy().astype(bool) & (offsets[..., 1] > starts)
                 for part in range(spans.shape[1]):
                     begin, end = spans[batch, part, 0][:, None], spans[batch, part, 1][:, None]
                     inside = (read & (starts >= begin) & (starts < end)).astype(np.float32)
@@ -413,21 +412,9 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         keys = [EmbeddingCache.key(self.name, text) for text in texts]
-        found = self.cache.get_many(list(dict.fromkeys(keys)))
-        missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if key not in found))
-        self.hits += len(texts) - sum(1 for key in keys if key not in found)
-        self.misses += len(missing)
-        if progress:
-            progress(len(texts) - len(missing))
-        if missing:
-            for start in range(
-                0, len(missing), 4096
-            ):  # commit as we go, so an interrupted run keeps its work
-                chunk = missing[start : start + 4096]
-                vectors = self.backend.embed(chunk, progress)
-                new = [(EmbeddingCache.key(self.name, t), v) for t, v in zip(chunk, vectors, strict=True)]
-                self.cache.put_many(new)
-                found.update(new)
+        found = self._through_cache(
+            keys, lambda rows: self.backend.embed([texts[row] for row in rows], progress), 1, progress
+        )
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
@@ -442,26 +429,42 @@ class CachedEmbedder:
             EmbeddingCache.key(self.name, f"{SPANS_KEY}{row.tolist()}\0{text}")
             for text, row in zip(texts, spans, strict=True)
         ]
+
+        def compute(rows: list[int]) -> np.ndarray:
+            return self.backend.embed_spans([texts[row] for row in rows], spans[rows], progress)
+
+        found = self._through_cache(keys, compute, parts, progress)
+        if not texts:
+            return np.zeros((0, parts, 0), dtype=np.float32)
+        return np.stack([found[key].reshape(parts, -1) for key in keys]).astype(np.float32, copy=False)
+
+    def _through_cache(
+        self,
+        keys: Sequence[bytes],
+        compute: Callable[[list[int]], np.ndarray],
+        parts: int,
+        progress: ProgressCallback | None,
+    ) -> dict[bytes, np.ndarray]:
+        """Each key's vectors (``parts`` of them, stored as one row): from the cache, or ``compute``d
+        for the first row of each key the cache lacks and stored, 4,096 rows at a time, so an
+        interrupted run keeps its work."""
         found = {
-            key: vector.reshape(parts, -1)
+            key: vector
             for key, vector in self.cache.get_many(list(dict.fromkeys(keys))).items()
-            if vector.shape[0] % parts == 0
+            if vector.shape[0] % parts == 0  # a row of another shape is recomputed, not trusted
         }
         first_row: dict[bytes, int] = {}
         for row, key in enumerate(keys):
             if key not in found:
                 first_row.setdefault(key, row)
         missing = list(first_row.values())
-        self.hits += len(texts) - sum(1 for key in keys if key not in found)
+        self.hits += len(keys) - sum(1 for key in keys if key not in found)
         self.misses += len(missing)
         if progress:
-            progress(len(texts) - len(missing))
-        for start in range(0, len(missing), 4096):  # commit as we go, so an interrupted run keeps its work
+            progress(len(keys) - len(missing))
+        for start in range(0, len(missing), 4096):
             rows = missing[start : start + 4096]
-            vectors = self.backend.embed_spans([texts[row] for row in rows], spans[rows], progress)
-            new = [(keys[row], vector) for row, vector in zip(rows, vectors, strict=True)]
-            self.cache.put_many([(key, vector.ravel()) for key, vector in new])
+            new = [(keys[row], vector.ravel()) for row, vector in zip(rows, compute(rows), strict=True)]
+            self.cache.put_many(new)
             found.update(new)
-        if not texts:
-            return np.zeros((0, parts, 0), dtype=np.float32)
-        return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
+        return found
