@@ -57,6 +57,7 @@ STOP = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS
 _WORD = re.compile(r"[a-z0-9]+")
 _STEM = PorterStemmer().stem
 # Modifiers that cannot end a title (participles used as adjectives, comparison words).
+_LY_NOUNS = frozenset({"family", "anomaly", "supply", "reply", "ally", "italy", "july"})
 _DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
 
 
@@ -82,6 +83,12 @@ def bad_ending(title: str) -> bool:
     last = words[-1].lower()
     if last in FUNCTION_WORDS or last in _DANGLING or last in NO_END:
         return True
+    if (
+        last.endswith("ly")
+        and last not in _LY_NOUNS
+        and not last.endswith(("phily", "mbly", "opoly", "fly", "family"))
+    ):
+        return True  # an adverb, or an adjective without its noun: "… can efficiently", "… costly"
     if last in VERBS and not last.endswith(("ing", "s")):
         return True  # "…that outperform", "…are proposed"
     if last.endswith("ing") and last in VERBS and last not in ("matching", "computing", "building"):

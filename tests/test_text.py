@@ -176,6 +176,10 @@ def test_slugs_are_stable_and_safe() -> None:
         ("Ordering the sentences of a (possibly large)", "Ordering the sentences"),
         ("Learning with the (noisy) labels of", "Learning with the (noisy) labels"),
         ("Message passing in neural networks (GNNs)", "Message passing in neural networks (GNNs)"),
+        ("A constant number of attention layers can efficiently", "A constant number of attention layers"),
+        ("Deep ensembles are increasingly", "Deep ensembles"),
+        ("Mixtures from the exponential family", "Mixtures from the exponential family"),
+        ("Message passing under heterophily", "Message passing under heterophily"),
     ],
 )
 def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction(cut: str, kept: str) -> None:

@@ -154,6 +154,10 @@ _MODIFIER_COMPOUND_ENDS = frozenset(
 )  # fmt: skip
 # Prepositions after which a gerund needs its object: "success at finding", "progress in solving".
 _BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
+# Words in -ly are mostly adverbs ("… are widely", "… can efficiently") or adjectives ("costly"),
+# which leave a title hanging; these are nouns.
+_LY_NOUNS = frozenset({"family", "anomaly", "assembly", "supply", "monopoly", "reply", "ally", "fly"})
+_LY_NOUN_ENDINGS = ("phily", "family", "assembly", "anomaly", "opoly", "butterfly")
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
 _NOUN_FORMS_OF_VERBS = frozenset(
     {
@@ -492,6 +496,8 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
+    if word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS):
+        return True  # "… can efficiently", "… is increasingly"
     if "-" in word and (word.endswith("ed") or word.rsplit("-", 1)[-1] in _MODIFIER_COMPOUND_ENDS):
         return True  # "… results on small-scale", "The simple, long-studied"
     # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"
