@@ -20,12 +20,12 @@ Papers are compared as *joint vectors*, built from what the analysis already has
 
 On the two development sets (track and session labels, ``benchmarks/related_quality.py``) the
 embedding cosine alone scores P@5 0.291 (NLP) and 0.386 (CVPR 2019); the embedding, LSA and query
-expansion 0.316 and 0.406; with the opening and title views 0.322 and 0.421 (see the README).
+expansion 0.316 and 0.406; with the opening and title views 0.322 and 0.420 (see the README).
 
 Scale: both neighbour passes (expansion, then the related papers) only ask for each paper's k
 nearest rows. Below ``APPROXIMATE_FROM`` papers they are exact, over row chunks, so time is O(N² d)
-and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot products of ~1,200
-dimensions, about 40 MB at a time. From there an HNSW graph (faiss) proposes the candidates and
+and memory O(CHUNK_ROWS × N): at 10k papers each pass is 10k × 10k dot products of 384 dimensions
+(``JOINT_DIMENSIONS``), about 40 MB at a time. From there an HNSW graph (faiss) proposes the candidates and
 their exact dot products rank them.
 """
 
@@ -76,7 +76,7 @@ ROWS_FOR_SPREAD = 600
 JOINT_DIMENSIONS = 384
 """The joint vector (about 1,200 numbers: three views by one model, which overlap, and the LSA) is cut
 to this many by a truncated SVD of the digest's joint vectors, the cut that keeps their dot products
-best: 98% of their length at NLP and CVPR 2019, and the same P@5 within 0.001 (256 and 384 both did).
+best: 98% of their length at NLP and CVPR 2019, and the same P@5 within 0.002 (256 and 384 both did).
 At 50,000 papers it keeps the neighbour passes, topics and map at the cost of the 434-number space
 they had before the opening and title views."""
 APPROXIMATE_FROM = 20_000
