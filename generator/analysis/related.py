@@ -398,9 +398,15 @@ def joint_vectors(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddin
         joint /= np.sqrt(np.maximum(squared_norms, np.finfo(np.float32).tiny))[:, None]
         if fit.projection is None:
             return joint
-        # In double precision: a row's coordinates then round to the same float32 numbers however many
-        # rows are projected at once (an edit projects a few, a full build all).
-        return (joint.astype(np.float64) @ fit.projection.astype(np.float64)).astype(np.float32)
+        # In double precision, a chunk of rows at a time: a row's coordinates then round to the same
+        # float32 numbers however many rows are projected at once (an edit projects a few, a full
+        # build all), and the double copy stays small.
+        axes = fit.projection.astype(np.float64)
+        projected = np.empty((len(joint), axes.shape[1]), dtype=np.float32)
+        for start in range(0, len(joint), CHUNK_ROWS):
+            rows = slice(start, start + CHUNK_ROWS)
+            projected[rows] = joint[rows].astype(np.float64) @ axes
+        return projected
 
 
 def apply_space(fit: SpaceFit, counts: PhraseCounts, embeddings: PaperEmbeddings) -> PaperSpace:
