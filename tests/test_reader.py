@@ -239,6 +239,9 @@ def test_search_text_shows_formulas_as_plain_text() -> None:
         readable_math(r"rate \(O(1/\sqrt{T})\) and \(\mathcal{O}(n^{2})\)") == "rate O(1/ sqrt T) and O(n^2)"
     )
     assert readable_tex(r"\bf{\Phi}_\textrm{Flow}: Differentiable") == "bf Phi_Flow: Differentiable"
+    # arithmatex writes < and > as \lt and \gt; the page's text is HTML, so the signs stay escaped
+    assert readable_math(r"an order \(\lt\) with \(a \gt b\)") == "an order &lt; with a &gt; b"
+    assert readable_tex(r"a \lt b") == "a < b"
 
 
 SEARCHED_PAGE = (

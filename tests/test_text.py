@@ -84,6 +84,18 @@ def test_derived_title_is_short_and_clean() -> None:
     assert "**" not in derive_title("**Bold** claims about $x$ are made here in this long opening sentence.")
 
 
+def test_a_title_does_not_end_on_a_formula_that_is_only_a_sign() -> None:
+    abstract = (
+        "The linear ordering problem consists in finding a linear order $<$ on a finite set $A$ so as to "
+        "minimize the sum of costs associated with pairs of elements."
+    )
+    assert derive_title(abstract) == "The linear ordering problem consists in finding a linear order"
+    # a formula that names something still ends a title
+    assert derive_title("Sampling from a density $p$ on a compact set of high dimension is hard.").startswith(
+        "Sampling from a density $p$"
+    )
+
+
 def test_a_title_says_what_the_paper_does_not_that_it_does_it() -> None:
     assert derive_title(
         "We give the first tester-learner for halfspaces that succeeds universally over a wide class "

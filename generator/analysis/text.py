@@ -187,7 +187,9 @@ def derive_title(abstract: str) -> str:
 
     def hide(match_text: str) -> str:
         formulas.append(match_text)
-        placeholder = f"zqmath{len(formulas) - 1}zq"
+        inner = match_text.strip("$").removeprefix("\\(").removesuffix("\\)")
+        kind = "sign" if _SIGN_ONLY.fullmatch(inner) else ""
+        placeholder = f"zqmath{kind}{len(formulas) - 1}zq"
         return placeholder + "q" * max(0, len(match_text) - len(placeholder))
 
     pieces, last = [], 0
@@ -203,7 +205,7 @@ def derive_title(abstract: str) -> str:
         # A placeholder the length limit cut short stands for a formula that does not fit: left out.
         return formula if len(match.group(0)) >= len(formula) else ""
 
-    title = re.sub(r"zqmath(\d+)zq+", restore, title, flags=re.I)
+    title = re.sub(r"zqmath(?:sign)?(\d+)zq+", restore, title, flags=re.I)
     return _WHITESPACE.sub(" ", title).strip() or "Untitled paper"
 
 
@@ -240,6 +242,13 @@ def _derive_plain_title(plain: str) -> str:
         return _join_name(name, best, plain)
     return best or "Untitled paper"
 
+
+_SIGN_ONLY = re.compile(
+    r"(?:\s|[<>=+\-*/|:~!]|\\(?:lt|gt|le|leq|ge|geq|ne|neq|approx|sim|simeq|cong|equiv|propto|to|"
+    r"rightarrow|leftarrow|mapsto|times|cdot|pm|mp|in|notin|subset|subseteq|supset|supseteq|cup|cap|"
+    r"setminus|vee|wedge|ll|gg|prec|succ|preceq|succeq|mid|perp)(?![A-Za-z]))+"
+)
+"""A formula that is only a sign or relation ("$<$", "$\\leq$"): a title cannot end on it."""
 
 _CONCEDING = re.compile(r"(?:although|though|whereas|despite|while)\b", re.I)
 
@@ -485,8 +494,8 @@ def _hangs(words: list[str]) -> bool:
 
     last = words[-1]
     word = last.lower().strip(",;:'\"“”")
-    if not word or not any(c.isalnum() for c in word):
-        return True
+    if not word or not any(c.isalnum() for c in word) or "zqmathsign" in word:
+        return True  # "… a linear order $<$" (formulas are placeholders here; see derive_title)
     # "… and/or", "… model (a)": what ends the words is still a function word
     bare = word.rsplit("/", 1)[-1].strip("()[]")
     if {word, bare} & FUNCTION_WORDS or word in _DANGLING or word in NO_END:

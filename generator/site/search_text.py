@@ -31,6 +31,9 @@ _SPACING = {
     "Bigg",
     "displaystyle",
 }
+_ARITHMATEX_SIGNS = {"lt": "<", "gt": ">"}
+"""arithmatex writes a formula's ``<`` and ``>`` as ``\\lt`` and ``\\gt`` (they would be markup in
+HTML); a reader typed the signs, and the search shows them."""
 
 
 def readable_tex(formula: str) -> str:
@@ -43,6 +46,8 @@ def readable_tex(formula: str) -> str:
         name = match.group(1) or match.group(2)
         if name in _SPACING or name == "\\":
             return " "
+        if name in _ARITHMATEX_SIGNS:
+            return f" {_ARITHMATEX_SIGNS[name]} "
         return f" {name} " if match.group(1) else name
 
     text = TEX_COMMAND.sub(command, text).replace("{", "").replace("}", "")
@@ -51,9 +56,14 @@ def readable_tex(formula: str) -> str:
     return " ".join(text.split())
 
 
-def readable_math(text: str) -> str:
-    """``text`` with each ``\\(…\\)`` and ``\\[…\\]`` formula as ``readable_tex``."""
-    return _INDEXED_MATH.sub(lambda m: readable_tex(m.group(1) or m.group(2) or ""), text)
+def readable_math(html: str) -> str:
+    """``html`` with each ``\\(…\\)`` and ``\\[…\\]`` formula as ``readable_tex``, still HTML."""
+
+    def formula(match: re.Match[str]) -> str:
+        plain = readable_tex(match.group(1) or match.group(2) or "")
+        return plain.replace("<", "&lt;").replace(">", "&gt;")
+
+    return _INDEXED_MATH.sub(formula, html)
 
 
 SEARCHED = "data-pagefind-body"
