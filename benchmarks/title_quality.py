@@ -75,8 +75,15 @@ def rouge1(candidate: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+_ENDS_ON_A_SIGN = re.compile(
+    r"\$\s*(?:[<>=+\-*/|:~!]|\\(?:lt|gt|le|leq|ge|geq|ne|neq|to|times|cdot|in))\s*\$\s*$"
+)
+
+
 def bad_ending(title: str) -> bool:
     """True when the title's last word leaves it hanging (see the module docstring)."""
+    if _ENDS_ON_A_SIGN.search(title):
+        return True  # "… a linear order $<$"
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", strip_markup(title))
     if not words:
         return True
