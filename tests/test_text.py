@@ -96,6 +96,62 @@ def test_a_title_does_not_end_on_a_formula_that_is_only_a_sign() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        (  # an enumeration lists the parts: "three approaches: 1) …" is not the title
+            "Graph learning is hard for deep models today. We propose three approaches: 1) GraphMix to "
+            "enhance node classification, 2) GraphDrop to prune edges. Both work.",
+            "Graph learning is hard for deep models today",
+        ),
+        (  # "simple yet effective": the adjective is kept with its partner, not half dropped
+            "Domain shift hurts detectors. We propose StyleNet, a simple yet effective scheme for domain "
+            "generalization of object detectors. StyleNet improves detectors.",
+            "StyleNet: A simple yet effective scheme for domain generalization of object detectors",
+        ),
+        (  # a name given in brackets is described by the phrase it closes
+            "Planning with language models is hard. To address these limitations, we present an "
+            "AlphaZero-like tree-search learning framework for LLMs (termed TS-LLM), showing how tree "
+            "search helps LLMs. TS-LLM improves planning.",
+            "TS-LLM: An AlphaZero-like tree-search learning framework for LLMs",
+        ),
+        (  # a model in brackets after a modifier is an example, not the paper's name
+            "Preference alignment of language models is hard. We present comprehensive experimental "
+            "results on small-scale (GPT-2) and large-scale language models and show the efficacy of "
+            "our reward mixture.",
+            "Comprehensive experimental results on small-scale (GPT-2) and large-scale language models",
+        ),
+        (  # an opening clause sets the scene; the paper says what it investigates
+            "As the number of accepted papers at conferences reaches into the thousands, reading them "
+            "gets hard. In this paper, we investigate the role of social media influencers in the "
+            "visibility of research papers.",
+            "The role of social media influencers in the visibility of research papers",
+        ),
+    ],
+)
+def test_a_title_is_a_whole_phrase_about_the_paper(abstract: str, title: str) -> None:
+    assert derive_title(abstract) == title
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        (  # "due (to …)" and a negated adjective ("unsafe", without "behaviour") leave a title hanging
+            "Real image denoising remains very challenging for modern camera pipelines and phones due to "
+            "the complexity of noise.",
+            "Real image denoising remains very challenging for modern camera pipelines and phones",
+        ),
+        (
+            "Chat models such as GPT-4 are routinely fine-tuned to avoid unsafe or otherwise problematic "
+            "behaviour.",
+            "Chat models such as GPT-4",
+        ),
+    ],
+)
+def test_a_title_does_not_end_on_due_or_a_negated_adjective(abstract: str, title: str) -> None:
+    assert derive_title(abstract) == title
+
+
 def test_a_title_says_what_the_paper_does_not_that_it_does_it() -> None:
     assert derive_title(
         "We give the first tester-learner for halfspaces that succeeds universally over a wide class "

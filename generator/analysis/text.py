@@ -143,10 +143,13 @@ _PHRASE_CUT = re.compile(
     re.I,
 )
 _CUT_AFTER_CHARACTERS = 12
+_ENUMERATION = re.compile(r"[:,;]?\s+\(?(?:1|i|a)\)\s")
 _LEAD_IN = re.compile(
     r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+", re.I
 )
-_DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
+_DANGLING = frozenset(
+    {"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs", "due"}
+)
 # The last parts of hyphenated words that modify a noun still to come ("small-scale", "model-based").
 _MODIFIER_COMPOUND_ENDS = frozenset(
     {"scale", "based", "level", "aware", "free", "like", "specific", "agnostic", "dependent", "order",
@@ -158,6 +161,8 @@ _BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
 # which leave a title hanging; these are nouns.
 _LY_NOUNS = frozenset({"family", "anomaly", "assembly", "supply", "monopoly", "reply", "ally", "fly"})
 _LY_NOUN_ENDINGS = ("phily", "family", "assembly", "anomaly", "opoly", "butterfly")
+# Words in un- are mostly negated adjectives ("unsafe", "unseen"); nouns in un- end so.
+_UN_NOUN_ENDINGS = ("ing", "ty", "ion", "ness", "ment", "s", "ure", "verse", "it", "et")
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
 _NOUN_FORMS_OF_VERBS = frozenset(
     {
@@ -226,8 +231,14 @@ def _derive_plain_title(plain: str) -> str:
     # A clause that concedes ("Although X has been studied …") says what the paper is not about.
     conceding = _CONCEDING.match(opening) is not None and bool(candidates)
     if (len(opening) >= 20 and not conceding) or not candidates:
-        first_words = " ".join(plain.split()[:12])[: MAX_TITLE_LENGTH + 1].rsplit(" ", 1)[0]
-        candidates.append(opening if len(opening) >= 20 else _trim_hanging_end(first_words))
+        # the first sentence, unless it is cut short ("Bolukbasi et al. (2016) presents …")
+        whole_sentence = bool(sentences) and len(sentences[0].split()) >= 4
+        opening_words = _opening_phrase(sentences[0] if whole_sentence else plain)
+        # up to a dash: "… layers can efficiently simulate—and be simulated by—…"
+        before_dash = re.split(r"\s*[—–]\s*|\s--?\s", opening_words)[0]
+        opening_words = before_dash if len(before_dash.split()) >= 3 else opening_words
+        first_words = " ".join(opening_words.split()[:12])[: MAX_TITLE_LENGTH + 1].rsplit(" ", 1)[0]
+        candidates.append(opening if len(opening) >= 20 else _capitalise(_trim_hanging_end(first_words)))
     counts = Counter(_content_words(plain))
     best = max(candidates, key=lambda title: _salience(title, counts)) if candidates else None
     # The first name the abstract gives is its own; later ones are often baselines or parts.
@@ -237,8 +248,13 @@ def _derive_plain_title(plain: str) -> str:
     if named is not None:
         name, description = named
         title = _join_name(name, description or "", plain)
-        if ":" in title or best is None or name.lower() in best.lower():
+        if ":" in title or best is None:
             return title
+        if name.lower() in best.lower():
+            # "a tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
+            aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
+            described = re.sub(aside, "", best, flags=re.I)
+            return _join_name(name, described, plain) if described != best else title
         return _join_name(name, best, plain)
     return best or "Untitled paper"
 
@@ -250,7 +266,9 @@ _SIGN_ONLY = re.compile(
 )
 """A formula that is only a sign or relation ("$<$", "$\\leq$"): a title cannot end on it."""
 
-_CONCEDING = re.compile(r"(?:although|though|whereas|despite|while)\b", re.I)
+_CONCEDING = re.compile(
+    r"(?:although|though|whereas|despite|while|as|since|because|given|if|when|in light of)\s", re.I
+)
 
 
 def _opening_phrase(sentence: str) -> str:
@@ -343,7 +361,8 @@ def _named_contribution(sentence: str) -> tuple[str, str | None] | None:
         if described:
             return described.group("name").strip(" \"'“”"), described.group("what")
         acronym = _ACRONYM_AFTER.match(rest)
-        if acronym:
+        # "results on small-scale (GPT-2) and …": a model in brackets after a modifier is an example
+        if acronym and not _modifier_word(acronym.group("what").split()[-1]):
             what = acronym.group("what")
             remainder = rest[acronym.end() :].lstrip(" ,;")
             if re.match(r"(?:a|an|the)\s", remainder, re.I):
@@ -398,7 +417,7 @@ def _join_name(name: str, description: str, abstract: str) -> str:
 def _drop_article_adjectives(text: str) -> str:
     """ "a novel method" -> "a method": the words every abstract uses about itself."""
     dropped = re.sub(
-        r"^(a|an|the)\s+(?:(?:new|novel|simple|general|unified|principled|first)\s+)+(?!and\s|or\s)",
+        r"^(a|an|the)\s+(?:(?:new|novel|simple|general|unified|principled|first)\s+)+(?!(?:and|or|yet|but)\s)",
         "",
         text,
         flags=re.I,
@@ -451,6 +470,10 @@ def _shorten(text: str, limit: int = MAX_TITLE_LENGTH) -> str:
     clause break or coordinated verb past a readable length, then if still too long before the last
     preposition that fits, and never ending on a word that leaves it hanging."""
     text = text.strip().rstrip(".")
+    # "three approaches: 1) EmotionPrompt …, 2) …": an enumeration lists parts, not the whole
+    enumeration = _ENUMERATION.search(text)
+    if enumeration:
+        text = text[: enumeration.start()]
     for match in _CLAUSE_BREAK.finditer(text):
         # "tempering (for Sequential Monte Carlo; SMC) and entropic mirror descent": not a break
         inside_aside = text.count("(", 0, match.start()) > text.count(")", 0, match.start())
@@ -507,7 +530,15 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… with Controlled"
     if word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS):
         return True  # "… can efficiently", "… is increasingly"
-    if "-" in word and (word.endswith("ed") or word.rsplit("-", 1)[-1] in _MODIFIER_COMPOUND_ENDS):
+    if (
+        word.startswith("un")
+        and not word.startswith("under")
+        and len(word) > 5
+        and not word.endswith(_UN_NOUN_ENDINGS)
+        and last.islower()
+    ):
+        return True  # "… to avoid unsafe", "… are unknown": a negated adjective without its noun
+    if _modifier_word(word):
         return True  # "… results on small-scale", "The simple, long-studied"
     # "… in computational", but not "… of LLaMA-Adversarial" or "… environment"
     return bool(
@@ -517,6 +548,12 @@ def _hangs(words: list[str]) -> bool:
         and not last.isupper()
         and not any(c.isupper() for c in last[1:])
     )
+
+
+def _modifier_word(word: str) -> bool:
+    """ "small-scale", "model-based": a hyphenated word that modifies a noun still to come."""
+    word = word.lower()
+    return "-" in word and (word.endswith("ed") or word.rsplit("-", 1)[-1] in _MODIFIER_COMPOUND_ENDS)
 
 
 def _trim_hanging_end(text: str) -> str:
