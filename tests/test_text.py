@@ -133,6 +133,14 @@ def test_a_title_is_a_whole_phrase_about_the_paper(abstract: str, title: str) ->
     assert derive_title(abstract) == title
 
 
+def test_an_opening_gerund_loses_its_adverb_rather_than_the_title_its_words() -> None:
+    abstract = (
+        "Flexibly quantifying both irreducible aleatoric and model-dependent epistemic uncertainties "
+        "plays an important role for complex regression problems. Deep networks can help."
+    )
+    assert derive_title(abstract).startswith("Quantifying both irreducible aleatoric")
+
+
 @pytest.mark.parametrize(
     ("abstract", "title"),
     [

@@ -281,6 +281,10 @@ def _opening_phrase(sentence: str) -> str:
     )
     if lead_in and len(sentence) - lead_in.end() >= 20:
         sentence = sentence[lead_in.end() :]
+    # "Flexibly quantifying both … uncertainties plays …": the gerund's adverb can go, the rest fits
+    adverb = re.match(r"([A-Za-z]+ly)\s+(?=[a-z]+ing\s)", sentence)
+    if adverb and adverb.group(1).lower() not in _LY_NOUNS:
+        sentence = _capitalise(sentence[adverb.end() :])
     # "We give the first tester-learner for …", "This work focuses on …": what the paper does
     self_subject = _SELF_SUBJECT.match(sentence)
     if self_subject and len(sentence) - self_subject.end() >= 20:
