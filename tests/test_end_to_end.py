@@ -120,6 +120,11 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
             pages_with_math += 1
 
     assert pages_with_math >= 5
+    # The map says what its colours are only when there are topics to colour.
+    map_page = (site / "map" / "index.html").read_text(encoding="utf-8")
+    has_topics = any((site / "topics").glob("*/index.html"))
+    assert ("colours are" in map_page) == has_topics
+    assert ("share one colour" in map_page) != has_topics
     assert (site / "assets" / "mathjax" / "tex-mml-chtml.js").is_file()
     assert (bundled_build["docs"] / "screenshots" / "home.png").is_file()
     assert not (site / "screenshots").exists(), "the README's screenshots are not part of the site"
