@@ -133,6 +133,15 @@ def test_a_title_is_a_whole_phrase_about_the_paper(abstract: str, title: str) ->
     assert derive_title(abstract) == title
 
 
+def test_an_opening_that_states_background_gives_way_to_what_the_paper_does() -> None:
+    abstract = (
+        "Sparse linear ordering is a problem that admits many orders. We introduce algorithms for solving "
+        "the problem partially by deciding efficiently for some pairs whether they are ordered."
+    )
+    # not "Sparse linear ordering is a problem", nor "… partially by deciding" (a gerund after "by")
+    assert derive_title(abstract) == "Algorithms for solving the problem"
+
+
 def test_an_opening_gerund_loses_its_adverb_rather_than_the_title_its_words() -> None:
     abstract = (
         "Flexibly quantifying both irreducible aleatoric and model-dependent epistemic uncertainties "
