@@ -32,7 +32,7 @@ import numpy as np
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analysis.analyse import analysis_text, embed_papers, settle_titles  # noqa: E402
+from generator.analysis.analyse import embed_papers, settle_titles, text_parts  # noqa: E402
 from generator.analysis.explain import (  # noqa: E402
     closeness_text,
     explain_related,
@@ -77,10 +77,11 @@ def main(argv: list[str] | None = None) -> int:
                     out.write(json.dumps(record, ensure_ascii=False) + "\n")
         collection = read_collection([stripped])
     entries = settle_titles(collection.papers)
-    texts = [analysis_text(entry) for entry in entries]
+    parts = [text_parts(entry) for entry in entries]
+    texts = [text for text, _ in parts]
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     try:
-        embeddings = embed_papers(entries, embedder)
+        embeddings = embed_papers(parts, embedder)
         vectors = embeddings.text
         titles = [None if e.title_was_derived else e.title for e in entries]
         candidates = find_candidates([e.paper.abstract for e in entries], titles, 5)

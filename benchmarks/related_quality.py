@@ -31,7 +31,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analysis.analyse import analysis_text, embed_papers, settle_titles  # noqa: E402
+from generator.analysis.analyse import embed_papers, settle_titles, text_parts  # noqa: E402
 from generator.analysis.related import (  # noqa: E402
     PaperEmbeddings,
     find_related,
@@ -77,10 +77,10 @@ def embedded_corpus(records: list[dict], cache_dir: Path) -> tuple[list[str], Pa
     with tempfile.TemporaryDirectory() as folder:
         collection = read_collection([stripped_copy(records, Path(folder))])
     entries = settle_titles(collection.papers)
-    texts = [analysis_text(entry) for entry in entries]
+    parts = [text_parts(entry) for entry in entries]
     embedder = open_embedder(replace(load_settings(PROJECT_ROOT), cache_dir=cache_dir))
     try:
-        return texts, embed_papers(entries, embedder)
+        return [text for text, _ in parts], embed_papers(parts, embedder)
     finally:
         embedder.cache.close()
 
@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         collection = read_collection([stripped_copy(records, Path(folder))])
     entries = settle_titles(collection.papers)
-    texts = [analysis_text(entry) for entry in entries]
+    parts = [text_parts(entry) for entry in entries]
+    texts = [text for text, _ in parts]
     ids = [entry.paper.id for entry in entries]
     # Score against the corpus with ids as the reader keeps them (strings), labels untouched.
     scored = [{**record, "id": paper_id} for record, paper_id in zip(records, ids, strict=True)]
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = open_embedder(replace(settings, cache_dir=cache_dir))
     started = time.perf_counter()
     try:
-        embeddings = embed_papers(entries, embedder)
+        embeddings = embed_papers(parts, embedder)
     finally:
         embedder.cache.close()
     print(

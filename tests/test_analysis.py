@@ -260,7 +260,7 @@ def test_each_paper_is_embedded_once_with_its_given_title_and_opening_as_parts(f
     calls = []
     real = fake_embedder.embed_spans
     fake_embedder.embed_spans = lambda *a, **k: (calls.append(len(a[0])), real(*a, **k))[1]
-    embeddings = embed_papers(entries, fake_embedder)
+    embeddings = embed_papers([text_parts(entry) for entry in entries], fake_embedder)
     assert calls == [2]  # one pass over the two papers
     np.testing.assert_allclose(embeddings.text, fake_embedder.embed([text, other]))
     np.testing.assert_allclose(embeddings.opening[0], fake_embedder.embed([opening])[0])

@@ -68,11 +68,10 @@ def text_parts(entry: TitledPaper) -> tuple[str, np.ndarray]:
 
 
 def embed_papers(
-    entries: Sequence[TitledPaper], embedder: Embedder, progress: ProgressCallback | None = None
+    parts: Sequence[tuple[str, np.ndarray]], embedder: Embedder, progress: ProgressCallback | None = None
 ) -> PaperEmbeddings:
     """Each paper's analysis text embedded, and its given title and opening pooled from the same
-    pass over it (the model reads each paper once)."""
-    parts = [text_parts(entry) for entry in entries]
+    pass over it (the model reads each paper once); ``parts`` are the papers' ``text_parts``."""
     if not parts:
         empty = np.zeros((0, 0), dtype=np.float32)
         return PaperEmbeddings(empty, empty, empty)
@@ -145,12 +144,13 @@ def analyse(
     even when the stored fit could be reused. Returns before a fresh map is laid out: call
     ``complete`` on the result for the whole digest."""
     entries = settle_titles(collection.papers)
-    texts = [analysis_text(entry) for entry in entries]
+    parts = [text_parts(entry) for entry in entries]
+    texts = [text for text, _ in parts]
     keys = [paper_key(text) for text in texts]
 
     misses_before, hits_before = getattr(embedder, "misses", 0), getattr(embedder, "hits", 0)
     with reporter.stage("embed papers", total=len(texts), unit="papers") as advance:
-        embeddings = embed_papers(entries, embedder, advance)
+        embeddings = embed_papers(parts, embedder, advance)
     vectors = embeddings.text
     papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
 

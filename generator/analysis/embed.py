@@ -16,7 +16,7 @@ import os
 import platform
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -253,23 +253,17 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, _dimensions(model)), dtype=np.float32)
         out: np.ndarray | None = None
-        # One autocast region for all batches: it casts the weights to bfloat16 once, not per batch.
-        with self._precision_context():
-            for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
-                vectors = model.encode(
-                    [texts[i] for i in batch],
-                    batch_size=len(batch),
-                    show_progress_bar=False,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                )
-                if out is None:
-                    out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
-                out[batch] = vectors
-                if number % RELEASE_EVERY_BATCHES == 0:
-                    self._release_freed_memory()
-                if progress:
-                    progress(len(batch))
+        for batch in self._batches(model, texts, progress):
+            vectors = model.encode(
+                [texts[i] for i in batch],
+                batch_size=len(batch),
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+            )
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[batch] = vectors
         assert out is not None
         return out
 
@@ -282,8 +276,8 @@ class SentenceTransformerEmbedder:
         model = self._load()
         dimensions = _dimensions(model)
         out = np.zeros((len(texts), 1 + spans.shape[1], dimensions), dtype=np.float32)
-        with self._precision_context(), torch.inference_mode():
-            for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
+        with torch.inference_mode():
+            for batch in self._batches(model, texts, progress):
                 # The model's own tokenizer settings (as ``encode`` uses them), plus where each token is.
                 features = dict(
                     model.tokenizer(
@@ -308,11 +302,19 @@ class SentenceTransformerEmbedder:
                     inside = (read & (starts >= begin) & (starts < end)).astype(np.float32)
                     summed = np.einsum("bt,btd->bd", inside, tokens)
                     out[batch, 1 + part] = normalise_rows(summed)
+        return out
+
+    def _batches(self, model, texts: Sequence[str], progress: ProgressCallback | None) -> Iterator[list[int]]:
+        """The texts' rows in batches of like token counts, all in one autocast region (it casts the
+        weights to bfloat16 once, not per batch); after each batch, progress is told and now and then
+        the memory it freed is given back."""
+        with self._precision_context():
+            for number, batch in enumerate(token_batches(_token_counts(model, texts)), start=1):
+                yield batch
                 if number % RELEASE_EVERY_BATCHES == 0:
                     self._release_freed_memory()
                 if progress:
                     progress(len(batch))
-        return out
 
     def _precision_context(self) -> contextlib.AbstractContextManager:
         if self.precision == "float32":
