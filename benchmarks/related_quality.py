@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     def embeddings_alone() -> Neighbours:
         return as_neighbours(find_related(embeddings.text, no_keywords, listed), ids)
 
-    def without_views() -> Neighbours:  # the joint space of Paper Digest 0.2: embedding and LSA only
+    def without_views() -> Neighbours:  # embedding and LSA only (as in 0.2, but cut to 384 axes as now)
         space = paper_space(texts, PaperEmbeddings(embeddings.text))
         return as_neighbours(related_papers(space, no_keywords, listed), ids)
 
