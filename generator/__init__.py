@@ -5,6 +5,9 @@ from functools import cache
 from pathlib import Path
 
 __version__ = "0.2.0"
+DISTRIBUTION = "paper-digest-site"
+"""The name on PyPI (``pip install paper-digest-site``); the command stays ``paper-digest``: the
+name ``paper-digest`` on PyPI belongs to an unrelated project."""
 
 
 @cache

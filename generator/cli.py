@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from generator import __version__
+from generator import DISTRIBUTION, __version__
 from generator.analysis.embed import DEVICES, PRECISIONS
 from generator.build import BuildRequest, BuildResult, build_digest
 from generator.errors import DigestError
@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Turn research-paper abstracts into a searchable static website "
         "(KeyBERT keywords, related papers, MkDocs Material).",
     )
-    parser.add_argument("--version", action="version", version=f"paper-digest {__version__}")
+    parser.add_argument("--version", action="version", version=f"{DISTRIBUTION} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     new = commands.add_parser(
@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
             "--ray",
             metavar="ADDRESS",
             help="embed with Ray Data on a Ray cluster (auto, HOST:6379, ray://HOST:10001, or local for "
-            "an instance on this machine); needs pip install 'paper-digest[ray]'",
+            "an instance on this machine); needs pip install 'paper-digest-site[ray]'",
         )
         command.add_argument("--name", help="the digest's name (default: from the input files)")
         command.add_argument(

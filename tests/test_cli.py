@@ -17,7 +17,7 @@ def run(*arguments: str, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProces
 
 
 def test_version_and_help() -> None:
-    assert run("--version").stdout.strip().startswith("paper-digest ")
+    assert run("--version").stdout.strip().startswith("paper-digest-site ")
     helped = run("build", "--help")
     assert helped.returncode == 0
     assert "--docs-dir" in helped.stdout and "--site-dir" in helped.stdout

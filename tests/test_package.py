@@ -60,7 +60,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         work,
     )
-    (wheel,) = (work / "dist").glob("paper_digest-*.whl")
+    (wheel,) = (work / "dist").glob("paper_digest_site-*.whl")
     venv.create(work / "venv", with_pip=True)
     bin_dir = work / "venv" / "bin"
     # The same PyTorch as here first: a bare requirement could pull a CUDA build of several GB.
@@ -88,7 +88,9 @@ def test_the_wheel_carries_everything_a_build_reads(installed: Path, tmp_path: P
     ):
         assert name in shipped, f"{name} is not in the wheel"
     assert len([n for n in shipped if n.startswith("project/example/")]) == 3
-    assert run([str(installed / "paper-digest"), "--version"], tmp_path).stdout.startswith("paper-digest ")
+    assert run([str(installed / "paper-digest"), "--version"], tmp_path).stdout.startswith(
+        "paper-digest-site "
+    )
 
 
 def test_new_example_digest_builds_and_a_second_digest_leaves_it_alone(

@@ -39,7 +39,7 @@ def test_new_writes_a_digest_folder(tmp_path: Path, capsys: pytest.CaptureFixtur
         "/site/" in (target / ".gitignore").read_text() and "/.cache/" in (target / ".gitignore").read_text()
     )
     workflow = (target / ".github/workflows/pages.yml").read_text()
-    assert "{{" not in workflow.replace("${{", "") and "paper-digest==" in workflow
+    assert "{{" not in workflow.replace("${{", "") and "paper-digest-site==" in workflow
     assert find_digest_folder(target).root == target
 
 

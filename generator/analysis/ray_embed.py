@@ -82,7 +82,7 @@ class RayEmbedder:
             import ray
         except ImportError:
             raise DigestError(
-                "--ray needs Ray Data: pip install 'paper-digest[ray]' (on the cluster's machines too)"
+                "--ray needs Ray Data: pip install 'paper-digest-site[ray]' (on the cluster's machines too)"
             ) from None
         if not ray.is_initialized():
             # No usage reports to the Ray project from a digest build.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import __version__
+from generator import DISTRIBUTION, __version__
 from generator.errors import DigestError
 
 SKELETON_DIR = Path(__file__).with_name("skeleton")
@@ -39,7 +39,7 @@ def new_digest(target: Path, example: bool = False) -> NewDigest:
             files[RENAMED.get(relative, relative)] = source.read_bytes()
     workflow = ".github/workflows/pages.yml"
     files[workflow] = files[workflow].replace(
-        REQUIREMENT_MARK.encode(), f"paper-digest=={__version__}".encode()
+        REQUIREMENT_MARK.encode(), f"{DISTRIBUTION}=={__version__}".encode()
     )
     if example:
         for source in sorted(EXAMPLE_DIR.glob("*.txt")):

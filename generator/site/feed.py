@@ -15,6 +15,7 @@ import uuid
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 
+from generator import DISTRIBUTION, __version__
 from generator.model import Digest
 
 FEED_NAME = "feed.xml"
@@ -54,7 +55,7 @@ def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
     child(feed, "updated", updated)
     # Atom needs an author for every entry: the feed's stands in for papers that name none.
     child(child(feed, "author"), "name", digest.name)
-    child(feed, "generator", "Paper Digest")
+    child(feed, "generator", DISTRIBUTION, version=__version__)
     for index in order:
         paper = digest.papers[index]
         source = paper.entry.paper

@@ -21,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.utils import get_relative_url
 
+from generator import DISTRIBUTION, __version__
 from generator.errors import DigestError
 from generator.site.csp import theme_scripts, with_policy
 from generator.site.feed import FEED_NAME
@@ -70,6 +71,7 @@ into each page it serves, which the published policy would refuse (``generator.s
 
 
 def on_post_page(output, page, config):
+    output = _GENERATOR_META.sub(rf"\g<0>, {DISTRIBUTION}-{__version__}", output, count=1)
     head = _head_tags(page, config)
     if head and "</head>" in output:
         output = output.replace("</head>", head + "</head>", 1)
@@ -107,6 +109,8 @@ def _head_tags(page, config) -> str:
 
 
 _ARTICLE = '<article class="md-content__inner md-typeset">'
+# Material names MkDocs and itself in the page's generator tag; the site names this tool beside them.
+_GENERATOR_META = re.compile(r'(?<=<meta name="generator" content=")[^"]*')
 
 
 def _searched(output: str, page) -> str:

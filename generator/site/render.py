@@ -25,7 +25,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 from markupsafe import Markup, escape
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
-from generator import __version__, source_fingerprint
+from generator import DISTRIBUTION, __version__, source_fingerprint
 from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
@@ -547,7 +547,7 @@ class PageRenderer:
             bibtex_entry(paper.entry, url=base + self.site_path(paper_paths[index]))
             for index, paper in enumerate(digest.papers)
         ]
-        note = f"{digest.name}: {len(entries)} papers, from Paper Digest {__version__}"
+        note = f"{digest.name}: {len(entries)} papers, from {DISTRIBUTION} {__version__}"
         return bibtex_file(entries, comment=note)
 
     def _list_pages(self, digest: Digest, paper_paths: list[str]) -> dict[str, str | LazyFile]:
