@@ -10,7 +10,7 @@ co-authorship as a tie-breaker, diffusion over the k-nearest-neighbour graph (Is
 view of the directions on which the embedding and the words agree (CCA of the embedding and a
 tf-idf LSA), and an LDA projection learned from the digest's own k-means clusters. None is shipped:
 none gained on both development sets over the space without the opening and title views, by more
-than noise (see the README).
+than noise (see benchmarks/notes/relevance.md).
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ Papers are compared as *joint vectors*, built from what the analysis already has
 
 On the two development sets (track and session labels, ``benchmarks/related_quality.py``) the
 embedding cosine alone scores P@5 0.291 (NLP) and 0.386 (CVPR 2019); the embedding, LSA and query
-expansion 0.316 and 0.406; with the opening and title views 0.322 and 0.420 (see the README).
+expansion 0.316 and 0.406; with the opening and title views 0.322 and 0.420
+(benchmarks/notes/relevance.md).
 
 Scale: both neighbour passes (expansion, then the related papers) only ask for each paper's k
 nearest rows. Below ``APPROXIMATE_FROM`` papers they are exact, over row chunks, so time is O(N² d)
