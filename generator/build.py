@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse
@@ -25,9 +25,18 @@ from generator.site.output import (
     mathjax_files,
     site_fingerprint,
 )
-from generator.site.render import DATA_FILES, PageRenderer, RenderOptions
+from generator.site.redirects import redirect_files
+from generator.site.render import DATA_FILES, PAPERS_DIR, PageRenderer, RenderOptions
 from generator.site.source_date import dated, source_date_epoch
 from generator.sources import ReadOptions, read_collection
+from generator.sources.identity import (
+    SettledPapers,
+    next_record,
+    read_record,
+    redirects,
+    settle_identities,
+    write_record,
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,9 @@ class BuildRequest:
     name: str | None = None
     refit: bool = False
     """Fit the digest-wide analysis afresh (``generator.analysis.fit``) even when the last one would do."""
+    address_record: Path | None = None
+    """The digest's record of its papers' page addresses (``generator.sources.identity``): read to keep
+    each paper's address, written when the build succeeded. ``None``: addresses come from the ids."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,13 @@ def _build(
     for warning in collection.warnings:
         reporter.warn(warning)
     reporter.info(f"{collection.name}: {plural(len(collection.papers), 'paper')}")
+    settled = None
+    if request.address_record is not None:
+        settled = settle_identities(
+            collection.papers, read_record(request.address_record), settings.project_root
+        )
+        collection = replace(collection, papers=settled.papers)
+        _report_matches(settled, reporter)
 
     own_embedder = embedder is None
     embedder = embedder or open_embedder(settings)
@@ -111,7 +130,10 @@ def _build(
     try:
         # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
         with dated(source_date_epoch(request.inputs)):
-            report, digest = _write_and_build(settings, analysis, output, reporter)
+            report, digest = _write_and_build(settings, analysis, output, reporter, settled)
+        if settled is not None and request.address_record is not None:
+            record = next_record(settled, [paper.entry.slug for paper in digest.papers])
+            write_record(request.address_record, record)
     finally:
         analysis.pending.cancel()
         output.discard()
@@ -172,8 +194,27 @@ def _analyse_or_reuse(
     return _Analysis(pending, False, remember)
 
 
+def _report_matches(settled: SettledPapers, reporter: Reporter) -> None:
+    counts = settled.counts
+    if not settled.previous.papers:
+        return
+    kept = [
+        f"{plural(counts.edited, 'edited paper')} kept their addresses" if counts.edited else "",
+        f"{plural(counts.revived, 'paper')} back at their old addresses" if counts.revived else "",
+        f"{plural(counts.new, 'new paper')}" if counts.new else "",
+    ]
+    removed = sum(1 for successor in settled.successors.values() if successor is None)
+    kept.append(f"{plural(removed, 'paper')} gone (their addresses lead on)" if removed else "")
+    if any(kept):
+        reporter.info("addresses: " + "; ".join(part for part in kept if part))
+
+
 def _write_and_build(
-    settings: Settings, analysis: _Analysis, output: StagedOutput, reporter: Reporter
+    settings: Settings,
+    analysis: _Analysis,
+    output: StagedOutput,
+    reporter: Reporter,
+    settled: SettledPapers | None = None,
 ) -> tuple[DocsWriteReport, Digest]:
     """Render, stage and build. When the paper map is still being laid out and there is a site to
     build, MkDocs builds it meanwhile, with the files that hold map positions as empty placeholders
@@ -197,6 +238,10 @@ def _write_and_build(
             files = renderer.page_files(digest, analysis.key) | renderer.data_files(digest, analysis.key)
         files.update(asset_files())
         files.update(mathjax_files())
+        if settled is not None:
+            # The papers' addresses are settled before the map: the pending digest has them.
+            slugs = [paper.entry.slug for paper in pending.digest.papers]
+            files.update(redirect_files(redirects(next_record(settled, slugs)), PAPERS_DIR))
         project_docs = settings.project_root / "docs"
         report = output.write_docs(
             files, pending.digest.name, project_docs if project_docs.is_dir() else None

@@ -16,6 +16,7 @@ from generator.progress import Reporter, plural
 from generator.project import DigestFolder, find_digest_folder
 from generator.project.settings import Settings, columns_option, load_settings
 from generator.sources.base import PAPER_FIELDS
+from generator.sources.identity import ADDRESS_RECORD
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -120,17 +121,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings(arguments, folder)
         docs_dir = (arguments.docs_dir or folder.root / "docs").absolute()
         inputs = tuple(arguments.inputs) or tuple(settings.resolve(p) for p in settings.inputs)
+        record = folder.root / ADDRESS_RECORD
         if arguments.command == "build":
             site_dir = None if arguments.no_site else (arguments.site_dir or folder.root / "site").absolute()
             result = build_digest(
-                settings, BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit), reporter
+                settings,
+                BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit, record),
+                reporter,
             )
             reporter.result(_summary(result, docs_dir, site_dir))
         else:
             from generator.site.output import serve_site
 
             result = build_digest(
-                settings, BuildRequest(inputs, docs_dir, None, arguments.name, arguments.refit), reporter
+                settings,
+                BuildRequest(inputs, docs_dir, None, arguments.name, arguments.refit, record),
+                reporter,
             )
             reporter.result(_summary(result, docs_dir, None))
             serve_site(folder.config_file, docs_dir, arguments.dev_addr)

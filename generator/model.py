@@ -35,6 +35,9 @@ class Paper:
     author_keywords: tuple[str, ...] = ()
     track: str | None = None
     """The track, session, area or arXiv category the paper was listed under, when the input says."""
+    address: str | None = None
+    """The page address (slug) the paper had in earlier builds, when it had one
+    (``generator.sources.identity``); a new paper's is made from its title and id."""
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,15 @@ from generator.progress import Reporter, plural
 
 
 def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
-    """Display titles (derived from the abstract when missing, unique in the digest) and slugs."""
+    """Display titles (derived from the abstract when missing, unique in the digest) and slugs: the one
+    a paper had before (``Paper.address``), else one made from its title and id."""
     base_titles = [paper.title or derive_title(paper.abstract) for paper in papers]
     return [
         TitledPaper(
             paper=paper,
             title=title,
             title_was_derived=paper.title is None,
-            slug=paper_slug(base, paper.id),
+            slug=paper.address or paper_slug(base, paper.id),
         )
         for paper, base, title in zip(papers, base_titles, unique_titles(base_titles), strict=True)
     ]

@@ -32,7 +32,7 @@ def analysis_key(
     for paper in collection.papers:
         add([
             paper.id, paper.title, paper.abstract, list(paper.authors), paper.url,
-            paper.venue, paper.year, list(paper.author_keywords), paper.track,
+            paper.venue, paper.year, list(paper.author_keywords), paper.track, paper.address,
         ])  # fmt: skip
     digest.update(fit_fingerprint.encode())
     digest.update(source_fingerprint().encode())

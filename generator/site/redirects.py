@@ -1,0 +1,67 @@
+"""Pages left at the addresses of papers that moved or were removed, so old links, bookmarks and My-list
+entries keep working (``generator.sources.identity`` says which addresses those are).
+
+Each is a small HTML file of its own, written into the docs folder where the paper's page was
+(``papers/<address>/index.html``): MkDocs copies it as it is, so it is no page of the site's: not in the
+sitemap, not in the navigation, and not in the search index (Pagefind indexes only the pages the hook
+marks). A moved paper's page sends the reader on at once with ``<meta http-equiv="refresh">``, which
+needs no script, so the page's Content-Security-Policy refuses every script and every other source. A
+removed paper's page says so, links the home page and goes there after a few seconds.
+
+``assets/moved.json`` lists the same addresses for My list (``javascripts/reader.js``): a saved
+paper that moved is kept under its new address, one that was removed is shown as no longer here.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+
+from generator.sources.identity import Redirect
+
+MOVED_DATA = "assets/moved.json"
+REMOVED_NOTE_SECONDS = 8
+"""How long a removed paper's page shows its note before going to the home page."""
+POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
+"""Nothing to load and nothing to run: the page is its text, its links and the refresh."""
+
+
+def redirect_files(redirects: Sequence[Redirect], papers_dir: str) -> dict[str, str]:
+    """Each redirect's page by its path in the docs folder, and ``MOVED_DATA``."""
+    files = {f"{papers_dir}/{r.address}/index.html": redirect_page(r, papers_dir) for r in redirects}
+    moved = {
+        f"{papers_dir}/{r.address}/": None if r.target is None else f"{papers_dir}/{r.target}/"
+        for r in redirects
+    }
+    files[MOVED_DATA] = json.dumps({"moved": moved}, ensure_ascii=False, sort_keys=True) + "\n"
+    return files
+
+
+def redirect_page(redirect: Redirect, papers_dir: str) -> str:
+    """The page at a paper's old address (``<papers_dir>/<address>/``)."""
+    home = "../" * (papers_dir.count("/") + 2)
+    if redirect.target is not None:
+        target = html.escape(f"../{redirect.target}/", quote=True)
+        title = "This paper has moved"
+        refresh = f"0; url={target}"
+        body = f'<p>This paper has a new address: <a href="{target}">go to its page</a>.</p>'
+        canonical = f'<link rel="canonical" href="{target}">\n'
+    else:
+        title = "This paper is no longer in the digest"
+        refresh = f"{REMOVED_NOTE_SECONDS}; url={home}"
+        body = (
+            "<p>This paper is no longer in the digest. "
+            f'<a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find others; '
+            "search there looks for any word.</p>"
+        )
+        canonical = ""
+    return (
+        "<!doctype html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
+        f'<meta http-equiv="refresh" content="{refresh}">\n'
+        '<meta name="robots" content="noindex">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n{canonical}'
+        f"<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
+    )

@@ -1,0 +1,510 @@
+"""Which paper is which across builds, so a page keeps its address when its abstract is edited.
+
+A paper read without an id gets the hash of its text (``paper_id_from_abstract``), and its page address
+is made from that id: alone, a typo fix would move the page. Between the readers and the analysis,
+``settle_identities`` matches the papers just read to the ones the digest's address record
+(``ADDRESS_RECORD``, committed with the digest) lists from the last build, as git matches renames:
+
+1. a paper with an id of its own (a CSV id column, a JSONL ``id``, an arXiv id) is the recorded paper
+   with that id;
+2. a paper whose text is exactly a recorded paper's (whitespace aside) is that paper, wherever it now
+   is (another file, another position);
+3. of the papers left on both sides, a paper whose text overlaps a recorded one's is that one: the
+   Jaccard similarity of their word 3-shingles, estimated from MinHash sketches, is at least
+   ``SIMILAR`` (or ``SIMILAR_IN_PLACE`` when the paper is still in the same file at the same
+   position). Candidates come from locality-sensitive hashing of the sketches, so the cost grows
+   with the number of changed papers, not with its square. The best-scoring pairs are taken first.
+
+A matched paper keeps the recorded id and page address; one that brought an id of its own that
+differs from the recorded one (its id was changed) gets the address of its new id, and the old address
+redirects there. A recorded paper nobody matched was removed: its address is kept in the record as
+retired, and the site leaves a page there saying so (``generator.site.redirects``), build after build.
+A removed paper that comes back with the same text gets its old id and address back.
+
+``benchmarks/notes/addresses.md`` gives the measurements behind the thresholds.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from generator.errors import DigestError
+from generator.model import Paper
+from generator.sources.base import paper_id_from_abstract
+
+ADDRESS_RECORD = "paper-addresses.json"
+"""The record's name in the digest folder (beside mkdocs.yml)."""
+
+RECORD_FORMAT = 1
+
+ABOUT = (
+    "Written by paper-digest build: each paper's page address, and the addresses of pages that "
+    "moved or were removed (their old links lead on). Commit it with the digest, so a clean clone "
+    "(CI) gives every paper the address it had; editing an abstract keeps its address."
+)
+
+SKETCH_SIZE = 64
+"""MinHash values per sketch, one byte each (b-bit MinHash, b = 8)."""
+BAND_SIZE = 3
+"""Sketch bytes per locality-sensitive-hashing band: two sketches are compared when any band is equal.
+Pairs at similarity 0.5 share a band with probability 0.94, unrelated papers (0.02) with 0.0003."""
+SHINGLE_WORDS = 3
+
+SIMILAR = 0.5
+"""Estimated word-3-shingle Jaccard similarity from which an edited paper is taken for a recorded one."""
+SIMILAR_IN_PLACE = 0.25
+"""The same, for a paper still at its recorded file and position (a rewrite in place)."""
+
+_CHANCE = 1 / 256
+"""How often two different minimum hashes agree in their lowest byte."""
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class KnownPaper:
+    """A paper as the address record lists it."""
+
+    id: str
+    address: str
+    """The page's slug: its page is ``papers/<address>/``."""
+    own_id: bool
+    """The id came with the paper's input, not from its text."""
+    file: str
+    """The input file, relative to the digest folder when it is inside it."""
+    position: int
+    """The paper's place among the papers of its file, from 0."""
+    text: str
+    """``paper_id_from_abstract`` of its abstract: equal for equal texts."""
+    sketch: bytes
+
+
+@dataclass(frozen=True)
+class RetiredAddress:
+    """The address of a page that moved or was removed."""
+
+    address: str
+    id: str
+    text: str
+    successor: str | None
+    """The id of the paper the page moved to; ``None`` when the paper was removed."""
+
+
+@dataclass(frozen=True)
+class AddressRecord:
+    papers: tuple[KnownPaper, ...] = ()
+    retired: tuple[RetiredAddress, ...] = ()
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """An old page address and where it leads: another paper's page, or (``None``) the home page."""
+
+    address: str
+    target: str | None
+
+
+@dataclass(frozen=True)
+class MatchCounts:
+    by_id: int = 0
+    by_text: int = 0
+    edited: int = 0
+    """Matched by overlap: edited since the last build."""
+    revived: int = 0
+    new: int = 0
+
+
+@dataclass(frozen=True)
+class SettledPapers:
+    """The papers with their ids settled, and what the next record needs from this step."""
+
+    papers: tuple[Paper, ...]
+    """As read, with the recorded id and (in ``Paper.address``) page address of each matched paper."""
+    previous: AddressRecord
+    successors: Mapping[str, str | None]
+    """Each recorded paper's id and the id of the paper it continues as (``None``: removed)."""
+    known: tuple[KnownPaper, ...]
+    """Each paper as the next record lists it, its address still empty where the analysis settles it."""
+    counts: MatchCounts = field(default_factory=MatchCounts)
+
+
+def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Path) -> SettledPapers:
+    """Match ``papers`` (as read) to ``previous`` and give matched ones their recorded id and address."""
+    texts = [paper_id_from_abstract(paper.abstract) for paper in papers]
+    places = _places(papers, root)
+    own = [paper.id != text for paper, text in zip(papers, texts, strict=True)]
+    matched: dict[int, int] = {}
+    """Paper index -> index in ``previous.papers``."""
+    taken: set[int] = set()
+
+    by_id = {known.id: index for index, known in enumerate(previous.papers)}
+    for index, paper in enumerate(papers):
+        old = by_id.get(paper.id) if own[index] else None
+        if old is not None:
+            matched[index], _ = old, taken.add(old)
+    counted_by_id = len(matched)
+
+    by_text: dict[str, int] = {}
+    for index, known in enumerate(previous.papers):
+        if index not in taken:
+            by_text.setdefault(known.text, index)
+    for index, text in enumerate(texts):
+        old = by_text.get(text)
+        if index not in matched and old is not None and old not in taken:
+            matched[index], _ = old, taken.add(old)
+    counted_by_text = len(matched) - counted_by_id
+
+    # A recorded sketch serves a paper whose text is the recorded one; the others are sketched now.
+    sketches = {
+        i: previous.papers[old].sketch for i, old in matched.items() if previous.papers[old].text == texts[i]
+    }
+    fresh = [index for index in range(len(papers)) if index not in sketches]
+    sketches.update(zip(fresh, sketch_texts([papers[i].abstract for i in fresh]), strict=True))
+    unmatched = [index for index in range(len(papers)) if index not in matched]
+    left = [old for old in range(len(previous.papers)) if old not in taken]
+    for index, old in _overlap_matches(unmatched, left, sketches, places, previous.papers):
+        matched[index] = old
+        taken.add(old)
+    edited = len(matched) - counted_by_id - counted_by_text
+
+    retired = {r.text: r for r in previous.retired if r.successor is None}
+    revived: dict[int, RetiredAddress] = {}
+    for index, text in enumerate(texts):
+        if (
+            index not in matched
+            and text in retired
+            and (not own[index] or papers[index].id == retired[text].id)
+        ):
+            revived[index] = retired.pop(text)
+
+    settled: list[Paper] = []
+    known: list[KnownPaper] = []
+    successors: dict[str, str | None] = {k.id: None for k in previous.papers}
+    used_ids = {papers[i].id for i in range(len(papers)) if own[i]} | {
+        previous.papers[old].id for i, old in matched.items() if not own[i]
+    }
+    for index, paper in enumerate(papers):
+        paper_id, address = paper.id, None
+        if index in matched:
+            old = previous.papers[matched[index]]
+            successors[old.id] = paper_id if own[index] else old.id
+            if not own[index] or paper.id == old.id:
+                paper_id, address = old.id, old.address
+        elif index in revived:
+            paper_id, address = revived[index].id, revived[index].address
+        elif not own[index]:
+            paper_id = _free_id(paper_id, paper.abstract, used_ids)
+        used_ids.add(paper_id)
+        settled.append(replace(paper, id=paper_id, address=address))
+        file, position = places[index]
+        known.append(
+            KnownPaper(paper_id, address or "", own[index], file, position, texts[index], sketches[index])
+        )
+    counts = MatchCounts(
+        by_id=counted_by_id,
+        by_text=counted_by_text,
+        edited=edited,
+        revived=len(revived),
+        new=len(papers) - len(matched) - len(revived),
+    )
+    return SettledPapers(tuple(settled), previous, successors, tuple(known), counts)
+
+
+def _free_id(paper_id: str, abstract: str, used: set[str]) -> str:
+    """A text-derived id no matched paper already holds (a kept id is the hash of an older text, which
+    another paper may have now)."""
+    salt = 1
+    while paper_id in used:
+        salt += 1
+        paper_id = paper_id_from_abstract(f"{abstract}\n{salt}")
+    return paper_id
+
+
+def _places(papers: Sequence[Paper], root: Path) -> list[tuple[str, int]]:
+    counts: dict[Path, int] = defaultdict(int)
+    places = []
+    for paper in papers:
+        path = paper.source.path
+        try:
+            name = path.absolute().relative_to(root.absolute()).as_posix()
+        except ValueError:
+            name = path.absolute().as_posix()
+        places.append((name, counts[path]))
+        counts[path] += 1
+    return places
+
+
+def _overlap_matches(
+    unmatched: Sequence[int],
+    left: Sequence[int],
+    sketches: Mapping[int, bytes],
+    places: Sequence[tuple[str, int]],
+    recorded: Sequence[KnownPaper],
+) -> list[tuple[int, int]]:
+    """Pairs (paper, recorded paper) of similar texts, best first, each side used once."""
+    if not unmatched or not left:
+        return []
+    bands: dict[bytes, list[int]] = defaultdict(list)
+    at_place = {}
+    for old in left:
+        for key in _band_keys(recorded[old].sketch):
+            bands[key].append(old)
+        at_place[(recorded[old].file, recorded[old].position)] = old
+    scored = []
+    for index in unmatched:
+        sketch = np.frombuffer(sketches[index], dtype=np.uint8)
+        candidates = {old for key in _band_keys(sketches[index]) for old in bands.get(key, ())}
+        in_place = at_place.get(places[index])
+        if in_place is not None:
+            candidates.add(in_place)
+        for old in sorted(candidates):
+            score = similarity(sketch, np.frombuffer(recorded[old].sketch, dtype=np.uint8))
+            if score >= (SIMILAR_IN_PLACE if old == in_place else SIMILAR):
+                scored.append((-score, index, old))
+    pairs = []
+    done_new: set[int] = set()
+    done_old: set[int] = set()
+    for _, index, old in sorted(scored):
+        if index not in done_new and old not in done_old:
+            pairs.append((index, old))
+            done_new.add(index)
+            done_old.add(old)
+    return pairs
+
+
+def _band_keys(sketch: bytes) -> Iterable[bytes]:
+    for band in range(SKETCH_SIZE // BAND_SIZE):
+        yield bytes([band]) + sketch[band * BAND_SIZE : (band + 1) * BAND_SIZE]
+
+
+def similarity(first: np.ndarray, second: np.ndarray) -> float:
+    """The Jaccard similarity of two texts' shingles, estimated from their sketches (agreeing bytes,
+    less those that agree by chance)."""
+    agree = float(np.mean(first == second))
+    return max(0.0, (agree - _CHANCE) / (1 - _CHANCE))
+
+
+# --- sketches -------------------------------------------------------------------------------------
+
+_SEEDS = np.array(
+    [(0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF for i in range(SKETCH_SIZE)], dtype=np.uint64
+)
+_BATCH_SHINGLES = 200_000
+
+
+def sketch_texts(texts: Sequence[str]) -> list[bytes]:
+    """Each text's b-bit MinHash sketch over its word 3-shingles (lower-cased words): ``SKETCH_SIZE``
+    bytes, the lowest byte of the minimum of each of ``SKETCH_SIZE`` hash functions."""
+    word_hashes: dict[str, int] = {}
+    shingles: list[np.ndarray] = []
+    for text in texts:
+        words = _WORD.findall(text.lower())
+        hashes = np.fromiter(
+            (word_hashes.setdefault(w, zlib.crc32(w.encode("utf-8"))) for w in words),
+            dtype=np.uint64,
+            count=len(words),
+        )
+        shingles.append(_shingle_hashes(hashes))
+    sketches: list[bytes] = []
+    start = 0
+    while start < len(shingles):
+        end, size = start, 0
+        while end < len(shingles) and (size == 0 or size + len(shingles[end]) <= _BATCH_SHINGLES):
+            size += len(shingles[end])
+            end += 1
+        batch = shingles[start:end]
+        values = _mix(np.concatenate(batch)[:, None] ^ _SEEDS[None, :])
+        offsets = np.cumsum([0] + [len(s) for s in batch[:-1]])
+        minima = np.minimum.reduceat(values, offsets, axis=0)
+        sketches.extend(row.tobytes() for row in (minima & np.uint64(0xFF)).astype(np.uint8))
+        start = end
+    return sketches
+
+
+def _shingle_hashes(words: np.ndarray) -> np.ndarray:
+    """One 64-bit value per run of ``SHINGLE_WORDS`` words (one for a shorter text, even an empty one)."""
+    n = min(SHINGLE_WORDS, len(words))
+    if n == 0:
+        return np.zeros(1, dtype=np.uint64)
+    combined = np.zeros(len(words) - n + 1, dtype=np.uint64)
+    for offset in range(n):
+        combined = _mix(combined ^ words[offset : len(words) - n + 1 + offset])
+    return combined
+
+
+def _mix(values: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: every input bit moves every output bit."""
+    values = values.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        values ^= values >> np.uint64(30)
+        values *= np.uint64(0xBF58476D1CE4E5B9)
+        values ^= values >> np.uint64(27)
+        values *= np.uint64(0x94D049BB133111EB)
+        values ^= values >> np.uint64(31)
+    return values
+
+
+# --- the next record, and the redirects ----------------------------------------------------------
+
+
+def next_record(settled: SettledPapers, addresses: Sequence[str]) -> AddressRecord:
+    """The record after this build: the papers at their settled ``addresses`` (in paper order), and
+    every address no paper holds any more, with the id of the paper it now leads to (if any)."""
+    papers = tuple(
+        replace(known, address=address) for known, address in zip(settled.known, addresses, strict=True)
+    )
+    live = {known.address for known in papers}
+    live_ids = {known.id for known in papers}
+    previous = settled.previous
+    successor: dict[str, str | None] = dict(settled.successors)
+    for old in previous.retired:
+        successor.setdefault(old.id, old.successor)
+
+    def lead(paper_id: str) -> str | None:
+        seen = set()
+        current: str | None = paper_id
+        while current is not None and current not in live_ids and current not in seen:
+            seen.add(current)
+            current = successor.get(current)
+        return current if current in live_ids else None
+
+    retired: dict[str, RetiredAddress] = {}
+    for old in (*previous.retired, *previous.papers):
+        if old.address in live or old.address in retired:
+            continue
+        follower = successor.get(old.id)
+        retired[old.address] = RetiredAddress(
+            old.address, old.id, old.text, lead(follower) if follower is not None else None
+        )
+    return AddressRecord(papers, tuple(sorted(retired.values(), key=lambda r: r.address)))
+
+
+def redirects(record: AddressRecord) -> list[Redirect]:
+    """Where each retired address leads in the site the record describes."""
+    address_of = {known.id: known.address for known in record.papers}
+    return [
+        Redirect(old.address, address_of.get(old.successor) if old.successor else None)
+        for old in record.retired
+    ]
+
+
+# --- the file -------------------------------------------------------------------------------------
+
+
+def read_record(path: Path) -> AddressRecord:
+    """The record in ``path``; an empty one when there is no such file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return AddressRecord()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DigestError(f"{path}: cannot read the address record ({error})") from None
+    fix = (
+        "fix it or restore it from git (the pages' addresses are recorded there; "
+        "without it, edited papers get new addresses)"
+    )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DigestError(f"{path}:{error.lineno}: not valid JSON ({error.msg}); {fix}") from None
+    try:
+        if data.get("format") != RECORD_FORMAT:
+            raise DigestError(
+                f"{path}: address record format {data.get('format')!r}, this paper-digest reads "
+                f"format {RECORD_FORMAT}; upgrade paper-digest"
+            )
+        papers = tuple(
+            KnownPaper(
+                id=_text(p["id"]),
+                address=_text(p["address"]),
+                own_id=bool(p.get("own_id", False)),
+                file=_text(p["file"]),
+                position=int(p["position"]),
+                text=_text(p["text"]),
+                sketch=_sketch(p["sketch"]),
+            )
+            for p in data["papers"]
+        )
+        retired = tuple(
+            RetiredAddress(
+                address=_text(r["address"]),
+                id=_text(r["id"]),
+                text=_text(r["text"]),
+                successor=None if r.get("successor") is None else _text(r["successor"]),
+            )
+            for r in data.get("retired", [])
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise DigestError(
+            f"{path}: not an address record as paper-digest writes it ({error!r}); {fix}"
+        ) from None
+    return AddressRecord(papers, retired)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def _sketch(value: object) -> bytes:
+    sketch = base64.b64decode(_text(value), validate=True)
+    if len(sketch) != SKETCH_SIZE:
+        raise ValueError(f"a sketch of {len(sketch)} bytes, not {SKETCH_SIZE}")
+    return sketch
+
+
+def record_text(record: AddressRecord) -> str:
+    """The record as JSON, one paper or address a line (so a commit's diff shows what moved)."""
+
+    def line(value: dict) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    papers = [
+        line(
+            {
+                "id": k.id,
+                "address": k.address,
+                "own_id": k.own_id,
+                "file": k.file,
+                "position": k.position,
+                "text": k.text,
+                "sketch": base64.b64encode(k.sketch).decode("ascii"),
+            }
+        )
+        for k in record.papers
+    ]
+    retired = [
+        line({"address": r.address, "id": r.id, "text": r.text, "successor": r.successor})
+        for r in record.retired
+    ]
+    return (
+        "{\n"
+        f'"about": {json.dumps(ABOUT)},\n'
+        f'"format": {RECORD_FORMAT},\n'
+        '"papers": [\n' + ",\n".join(papers) + "\n],\n"
+        '"retired": [\n' + ",\n".join(retired) + "\n]\n"
+        "}\n"
+    )
+
+
+def write_record(path: Path, record: AddressRecord) -> bool:
+    """Write ``record`` to ``path`` unless it already holds it; ``True`` when it was written."""
+    text = record_text(record)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, UnicodeDecodeError):
+        pass
+    staged = path.with_name(path.name + ".new")
+    staged.write_text(text, encoding="utf-8")
+    staged.replace(path)
+    return True
