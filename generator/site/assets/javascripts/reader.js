@@ -34,6 +34,40 @@
     }
   }
 
+  // Pages that moved or were removed since a paper was saved (assets/moved.json: old address -> new
+  // address, or null for a removed paper). A saved paper that moved is kept under its new address, so
+  // its star shows on its page; one that was removed stays in the list, shown on My list as gone.
+  let movedPromise = null;
+  function followMoves() {
+    if (!movedPromise) {
+      movedPromise = loadSaved().length
+        ? fetch(new URL("assets/moved.json", ROOT))
+            .then((response) => (response.ok ? response.json() : { moved: {} }))
+            .then((data) => (data && typeof data.moved === "object" && data.moved) || {})
+            .catch(() => ({}))
+        : Promise.resolve({});
+    }
+    return movedPromise.then((moved) => {
+      const list = loadSaved();
+      const have = new Set(list.map((item) => item.url));
+      let changed = false;
+      const kept = [];
+      for (const item of list) {
+        const target = Object.hasOwn(moved, item.url) ? moved[item.url] : undefined;
+        if (typeof target === "string") {
+          changed = true;
+          if (have.has(target)) continue; // saved under both addresses: once is enough
+          have.add(target);
+          kept.push({ ...item, url: target });
+        } else {
+          kept.push(item);
+        }
+      }
+      if (changed) storeSaved(kept);
+      return moved;
+    });
+  }
+
   function isSaved(url) {
     return loadSaved().some((item) => item.url === url);
   }
@@ -425,8 +459,8 @@
   function setUpSaved(container) {
     if (container.dataset.ready) return;
     container.dataset.ready = "loading";
-    loadData(container)
-      .then((data) => buildSaved(container, data))
+    Promise.all([loadData(container), followMoves()])
+      .then(([data]) => buildSaved(container, data))
       .catch((error) => showError(container, error));
   }
 
@@ -468,7 +502,9 @@
     status.setAttribute("aria-live", "polite");
     const count = element("p", "paper-saved__count");
     const list = element("ol", "paper-list paper-saved__list");
-    container.replaceChildren(count, toolbar, status, list);
+    const goneNote = element("p", "paper-saved__gone-note");
+    const goneList = element("ul", "paper-list paper-saved__gone");
+    container.replaceChildren(count, toolbar, status, list, goneNote, goneList);
 
     function current() {
       // Papers this digest still has, in the order they were saved.
@@ -477,11 +513,40 @@
         .filter(Boolean);
     }
 
+    // Saved papers the digest no longer has (their pages were removed): shown by the title saved
+    // with them, each with a button that takes it off the list.
+    function gone() {
+      return loadSaved().filter((item) => !byUrl.has(item.url));
+    }
+
+    function drawGone() {
+      const items = gone();
+      goneNote.textContent = items.length
+        ? `${items.length} saved ${items.length === 1 ? "paper is" : "papers are"} no longer in this digest:`
+        : "";
+      const fragment = document.createDocumentFragment();
+      for (const item of items) {
+        const entry = element("li", "paper-item");
+        const remove = element("button", "md-button paper-saved__forget", "Remove");
+        remove.type = "button";
+        remove.addEventListener("click", () => {
+          storeSaved(loadSaved().filter((saved) => saved.url !== item.url));
+          redraw();
+        });
+        entry.append(element("span", null, typeof item.title === "string" ? item.title : item.url), " ", remove);
+        fragment.append(entry);
+      }
+      goneList.replaceChildren(fragment);
+    }
+
     function redraw() {
+      drawGone();
       const papers = current();
       count.textContent = papers.length
         ? `${papers.length} saved ${papers.length === 1 ? "paper" : "papers"}.`
-        : "No saved papers yet: star (☆) a paper on its page or in any list of papers.";
+        : gone().length
+          ? "None of your saved papers is in this digest now."
+          : "No saved papers yet: star (☆) a paper on its page or in any list of papers.";
       const fragment = document.createDocumentFragment();
       for (const paper of papers) fragment.append(paperItem(data, paper));
       list.replaceChildren(fragment);
@@ -577,6 +642,7 @@
   // --- every page -----------------------------------------------------------------------------
 
   function setUpPage() {
+    followMoves().then(repaintStars);
     const article = document.querySelector("article.md-content__inner");
     if (article) {
       linkToExplore(article);
