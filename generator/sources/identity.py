@@ -27,6 +27,7 @@ A removed paper that comes back with the same text gets its old id and address b
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import re
 import zlib
@@ -203,7 +204,7 @@ def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Pa
         elif not own[index]:
             paper_id = _free_id(paper_id, paper.abstract, used_ids)
         used_ids.add(paper_id)
-        settled.append(replace(paper, id=paper_id, address=address))
+        settled.append(_identified(paper, paper_id, address))
         file, position = places[index]
         known.append(
             KnownPaper(paper_id, address or "", own[index], file, position, texts[index], sketches[index])
@@ -218,6 +219,17 @@ def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Pa
     return SettledPapers(tuple(settled), previous, successors, tuple(known), counts)
 
 
+def _identified(paper: Paper, paper_id: str, address: str | None) -> Paper:
+    """``replace(paper, id=paper_id, address=address)`` without running ``__init__`` again, which
+    cost a second at 50,000 papers (every field is kept as it is, and none is derived from these)."""
+    if paper.id == paper_id and paper.address == address:
+        return paper
+    copied = copy.copy(paper)
+    object.__setattr__(copied, "id", paper_id)
+    object.__setattr__(copied, "address", address)
+    return copied
+
+
 def _free_id(paper_id: str, abstract: str, used: set[str]) -> str:
     """A text-derived id no matched paper already holds (a kept id is the hash of an older text, which
     another paper may have now)."""
@@ -229,15 +241,19 @@ def _free_id(paper_id: str, abstract: str, used: set[str]) -> str:
 
 
 def _places(papers: Sequence[Paper], root: Path) -> list[tuple[str, int]]:
+    """Each paper's file (relative to the digest folder when inside it, so a clone elsewhere has the
+    same names) and its place among that file's papers."""
     counts: dict[Path, int] = defaultdict(int)
+    names: dict[Path, str] = {}
     places = []
     for paper in papers:
         path = paper.source.path
-        try:
-            name = path.absolute().relative_to(root.absolute()).as_posix()
-        except ValueError:
-            name = path.absolute().as_posix()
-        places.append((name, counts[path]))
+        if path not in names:
+            try:
+                names[path] = path.absolute().relative_to(root.absolute()).as_posix()
+            except ValueError:
+                names[path] = path.absolute().as_posix()
+        places.append((names[path], counts[path]))
         counts[path] += 1
     return places
 
@@ -294,50 +310,55 @@ def similarity(first: np.ndarray, second: np.ndarray) -> float:
 
 # --- sketches -------------------------------------------------------------------------------------
 
-_SEEDS = np.array(
-    [(0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF for i in range(SKETCH_SIZE)], dtype=np.uint64
-)
-_BATCH_SHINGLES = 200_000
+_BATCH_WORDS = 200_000
+"""Words sketched at once: the batch's hash table is 64 × 4 bytes a word (51 MB)."""
 
 
 def sketch_texts(texts: Sequence[str]) -> list[bytes]:
-    """Each text's b-bit MinHash sketch over its word 3-shingles (lower-cased words): ``SKETCH_SIZE``
-    bytes, the lowest byte of the minimum of each of ``SKETCH_SIZE`` hash functions."""
+    """Each text's b-bit MinHash sketch over its word 3-shingles (lower-cased ``\\w+`` words):
+    ``SKETCH_SIZE`` bytes, the lowest byte of the minimum of each of ``SKETCH_SIZE`` hash functions.
+    Part of the record's format: a change here needs a new ``RECORD_FORMAT``."""
     word_hashes: dict[str, int] = {}
-    shingles: list[np.ndarray] = []
+    sketches: list[bytes] = []
+    batch: list[np.ndarray] = []
+    size = 0
     for text in texts:
         words = _WORD.findall(text.lower())
-        hashes = np.fromiter(
-            (word_hashes.setdefault(w, zlib.crc32(w.encode("utf-8"))) for w in words),
-            dtype=np.uint64,
-            count=len(words),
-        )
-        shingles.append(_shingle_hashes(hashes))
-    sketches: list[bytes] = []
-    start = 0
-    while start < len(shingles):
-        end, size = start, 0
-        while end < len(shingles) and (size == 0 or size + len(shingles[end]) <= _BATCH_SHINGLES):
-            size += len(shingles[end])
-            end += 1
-        batch = shingles[start:end]
-        values = _mix(np.concatenate(batch)[:, None] ^ _SEEDS[None, :])
-        offsets = np.cumsum([0] + [len(s) for s in batch[:-1]])
-        minima = np.minimum.reduceat(values, offsets, axis=0)
-        sketches.extend(row.tobytes() for row in (minima & np.uint64(0xFF)).astype(np.uint8))
-        start = end
+        for word in set(words).difference(word_hashes):
+            word_hashes[word] = zlib.crc32(word.encode("utf-8"))
+        hashes = np.fromiter(map(word_hashes.__getitem__, words), dtype=np.uint64, count=len(words))
+        if len(hashes) < SHINGLE_WORDS:  # a text this short is one shingle
+            hashes = np.concatenate([hashes, np.zeros(SHINGLE_WORDS - len(hashes), dtype=np.uint64)])
+        batch.append(hashes)
+        size += len(hashes)
+        if size >= _BATCH_WORDS:
+            sketches.extend(_sketch_batch(batch))
+            batch, size = [], 0
+    if batch:
+        sketches.extend(_sketch_batch(batch))
     return sketches
 
 
-def _shingle_hashes(words: np.ndarray) -> np.ndarray:
-    """One 64-bit value per run of ``SHINGLE_WORDS`` words (one for a shorter text, even an empty one)."""
-    n = min(SHINGLE_WORDS, len(words))
-    if n == 0:
-        return np.zeros(1, dtype=np.uint64)
-    combined = np.zeros(len(words) - n + 1, dtype=np.uint64)
-    for offset in range(n):
-        combined = _mix(combined ^ words[offset : len(words) - n + 1 + offset])
-    return combined
+def _sketch_batch(word_hashes: list[np.ndarray]) -> list[bytes]:
+    lengths = np.array([len(h) for h in word_hashes])
+    words = np.concatenate(word_hashes)
+    ends = np.cumsum(lengths)
+    # A shingle starts at every word but the last two of each text.
+    starts = np.ones(len(words), dtype=bool)
+    for back in range(1, SHINGLE_WORDS):
+        starts[ends - back] = False
+    positions = np.flatnonzero(starts)
+    shingles = np.zeros(len(positions), dtype=np.uint64)
+    for offset in range(SHINGLE_WORDS):
+        shingles = _mix(shingles ^ words[positions + offset])
+    # SKETCH_SIZE hash functions from the one mixed value: x -> a·x + b on 32 bits (a odd), a
+    # permutation each; the minimum's lowest byte is kept. One row per function: a row per shingle
+    # makes the minimum ten times slower (strided).
+    high = (shingles >> np.uint64(32)).astype(np.uint32)
+    values = _MULTIPLIERS[:, None] * high[None, :] + _INCREMENTS[:, None]
+    first_shingles = np.concatenate([[0], np.cumsum(lengths - (SHINGLE_WORDS - 1))[:-1]])
+    minima = np.minimum.reduceat(values, first_shingles, axis=1)
+    return [row.tobytes() for row in (minima.T & np.uint32(0xFF)).astype(np.uint8)]
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -350,6 +371,11 @@ def _mix(values: np.ndarray) -> np.ndarray:
         values *= np.uint64(0x94D049BB133111EB)
         values ^= values >> np.uint64(31)
     return values
+
+
+_CONSTANTS = _mix(np.arange(1, 2 * SKETCH_SIZE + 1, dtype=np.uint64)) >> np.uint64(32)
+_MULTIPLIERS = (_CONSTANTS[:SKETCH_SIZE] | np.uint64(1)).astype(np.uint32)
+_INCREMENTS = _CONSTANTS[SKETCH_SIZE:].astype(np.uint32)
 
 
 # --- the next record, and the redirects ----------------------------------------------------------
