@@ -238,10 +238,11 @@ def _write_and_build(
             files = renderer.page_files(digest, analysis.key) | renderer.data_files(digest, analysis.key)
         files.update(asset_files())
         files.update(mathjax_files())
-        if settled is not None:
-            # The papers' addresses are settled before the map: the pending digest has them.
-            slugs = [paper.entry.slug for paper in pending.digest.papers]
-            files.update(redirect_files(redirects(next_record(settled, slugs)), PAPERS_DIR))
+        # The papers' addresses are settled before the map: the pending digest has them. Without a
+        # record there is nothing to redirect, and My list still finds its (empty) list of moves.
+        slugs = [paper.entry.slug for paper in pending.digest.papers]
+        moves = redirects(next_record(settled, slugs)) if settled is not None else []
+        files.update(redirect_files(moves, PAPERS_DIR))
         project_docs = settings.project_root / "docs"
         report = output.write_docs(
             files, pending.digest.name, project_docs if project_docs.is_dir() else None
