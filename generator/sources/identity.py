@@ -142,26 +142,13 @@ def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Pa
     texts = [paper_id_from_abstract(paper.abstract) for paper in papers]
     places = _places(papers, root)
     own = [paper.id != text for paper, text in zip(papers, texts, strict=True)]
-    matched: dict[int, int] = {}
+    matched = _exact_matches(papers, texts, own, previous.papers)
     """Paper index -> index in ``previous.papers``."""
-    taken: set[int] = set()
-
-    by_id = {known.id: index for index, known in enumerate(previous.papers)}
-    for index, paper in enumerate(papers):
-        old = by_id.get(paper.id) if own[index] else None
-        if old is not None:
-            matched[index], _ = old, taken.add(old)
-    counted_by_id = len(matched)
-
-    by_text: dict[str, int] = {}
-    for index, known in enumerate(previous.papers):
-        if index not in taken:
-            by_text.setdefault(known.text, index)
-    for index, text in enumerate(texts):
-        old = by_text.get(text)
-        if index not in matched and old is not None and old not in taken:
-            matched[index], _ = old, taken.add(old)
+    counted_by_id = sum(
+        1 for index, old in matched.items() if own[index] and papers[index].id == previous.papers[old].id
+    )
     counted_by_text = len(matched) - counted_by_id
+    taken = set(matched.values())
 
     # A recorded sketch serves a paper whose text is the recorded one; the others are sketched now.
     sketches = {
@@ -189,9 +176,11 @@ def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Pa
     settled: list[Paper] = []
     known: list[KnownPaper] = []
     successors: dict[str, str | None] = {k.id: None for k in previous.papers}
-    used_ids = {papers[i].id for i in range(len(papers)) if own[i]} | {
-        previous.papers[old].id for i, old in matched.items() if not own[i]
-    }
+    used_ids = (
+        {papers[i].id for i in range(len(papers)) if own[i]}
+        | {previous.papers[old].id for i, old in matched.items() if not own[i]}
+        | {r.id for r in revived.values()}
+    )
     for index, paper in enumerate(papers):
         paper_id, address = paper.id, None
         if index in matched:
@@ -217,6 +206,29 @@ def settle_identities(papers: Sequence[Paper], previous: AddressRecord, root: Pa
         new=len(papers) - len(matched) - len(revived),
     )
     return SettledPapers(tuple(settled), previous, successors, tuple(known), counts)
+
+
+def _exact_matches(
+    papers: Sequence[Paper], texts: Sequence[str], own: Sequence[bool], recorded: Sequence[KnownPaper]
+) -> dict[int, int]:
+    """Papers that are recorded ones by their own id, then (of the rest) by their exact text: paper
+    index -> recorded index."""
+    matched: dict[int, int] = {}
+    by_id = {known.id: old for old, known in enumerate(recorded)}
+    for index, paper in enumerate(papers):
+        if own[index] and paper.id in by_id:
+            matched[index] = by_id[paper.id]
+    taken = set(matched.values())
+    by_text: dict[str, int] = {}
+    for old, known in enumerate(recorded):
+        if old not in taken:
+            by_text.setdefault(known.text, old)
+    for index, text in enumerate(texts):
+        old = by_text.get(text)
+        if index not in matched and old is not None and old not in taken:
+            matched[index] = old
+            taken.add(old)
+    return matched
 
 
 def _identified(paper: Paper, paper_id: str, address: str | None) -> Paper:
