@@ -3,12 +3,15 @@ addresses (``generator.sources.identity``, ``generator.site.redirects``)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from generator.build import BuildRequest, build_digest
 from generator.errors import DigestError
@@ -259,3 +262,57 @@ def test_without_a_record_the_ids_are_the_text_hashes(tmp_path: Path) -> None:
     settled = settle_identities(collection.papers, AddressRecord(), tmp_path)
     assert [p.id for p in settled.papers] == [paper_id_from_abstract(t) for t in ABSTRACTS[:3]]
     assert [replace(p, address=None) for p in settled.papers] == list(collection.papers)
+
+
+# --- the record is a file anyone can edit ----------------------------------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": JSON | st.text(min_size=1, max_size=12),
+        "address": JSON | st.sampled_from(["ok-abc123", "../../escape", "a/b", "UPPER", ""]),
+        "own_id": JSON,
+        "file": JSON | st.just("abstracts/x.txt"),
+        "position": JSON,
+        "text": JSON | st.just("0123456789ab"),
+        "sketch": JSON | st.just("AA==") | st.just(base64.b64encode(bytes(64)).decode()),
+        "successor": JSON,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    document=st.one_of(
+        JSON,
+        st.fixed_dictionaries(
+            {"format": st.just(1) | JSON},
+            optional={
+                "papers": st.lists(FIELDS, max_size=3) | JSON,
+                "retired": st.lists(FIELDS, max_size=3) | JSON,
+            },
+        ),
+    )
+)
+def test_any_record_file_is_read_or_refused_with_a_message(tmp_path: Path, document: object) -> None:
+    path = tmp_path / ADDRESS_RECORD
+    path.write_text(json.dumps(document), encoding="utf-8")
+    try:
+        record = read_record(path)
+    except DigestError as error:
+        assert str(path) in str(error)
+        return
+    for address in [k.address for k in record.papers] + [r.address for r in record.retired]:
+        assert "/" not in address and not address.startswith(".")  # a folder in docs/papers, no other
+
+
+def test_a_deeply_nested_record_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / ADDRESS_RECORD
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(DigestError):
+        read_record(path)

@@ -453,6 +453,8 @@ def read_record(path: Path) -> AddressRecord:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise DigestError(f"{path}:{error.lineno}: not valid JSON ({error.msg}); {fix}") from None
+    except RecursionError:
+        raise DigestError(f"{path}: JSON nested too deeply to be an address record; {fix}") from None
     try:
         if data.get("format") != RECORD_FORMAT:
             raise DigestError(
@@ -462,7 +464,7 @@ def read_record(path: Path) -> AddressRecord:
         papers = tuple(
             KnownPaper(
                 id=_text(p["id"]),
-                address=_text(p["address"]),
+                address=_address(p["address"]),
                 own_id=bool(p.get("own_id", False)),
                 file=_text(p["file"]),
                 position=int(p["position"]),
@@ -473,7 +475,7 @@ def read_record(path: Path) -> AddressRecord:
         )
         retired = tuple(
             RetiredAddress(
-                address=_text(r["address"]),
+                address=_address(r["address"]),
                 id=_text(r["id"]),
                 text=_text(r["text"]),
                 successor=None if r.get("successor") is None else _text(r["successor"]),
@@ -491,6 +493,18 @@ def _text(value: object) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError(f"expected a non-empty string, got {value!r}")
     return value
+
+
+_ADDRESS = re.compile(r"[a-z0-9][a-z0-9-]{0,199}")
+"""What ``paper_slug`` makes: an address is a folder name in the docs folder, so nothing else (no
+``/``, no ``..``) is taken from the file."""
+
+
+def _address(value: object) -> str:
+    text = _text(value)
+    if not _ADDRESS.fullmatch(text):
+        raise ValueError(f"{text[:80]!r} is not a page address (lower-case letters, digits and hyphens)")
+    return text
 
 
 def _sketch(value: object) -> bytes:
