@@ -51,9 +51,9 @@ def redirect_page(redirect: Redirect, papers_dir: str) -> str:
         title = "This paper is no longer in the digest"
         refresh = f"{REMOVED_NOTE_SECONDS}; url={home}"
         body = (
-            "<p>This paper is no longer in the digest. "
-            f'<a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find others; '
-            "search there looks for any word.</p>"
+            "<p>Its page was here, and the paper was taken out of the digest since. "
+            f'<a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find other '
+            "papers, or search them there.</p>"
         )
         canonical = ""
     return (
