@@ -160,6 +160,9 @@ def _new(arguments: argparse.Namespace) -> int:
             print(f"  {name}")
     if inputs:
         print(f"  abstracts/ ({plural(inputs, 'file')} of the ICML 2024 example)")
+    print(f"the publishing workflow installs {made.install.requirement} (requirements.txt)")
+    if made.install.warning:
+        print(f"warning: {made.install.warning}", file=sys.stderr)
     step = "" if inputs else "put your paper files in abstracts/, then "
     print(f"next: cd {arguments.directory} && {step}paper-digest build (or paper-digest serve to preview)")
     return 0

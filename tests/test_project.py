@@ -16,6 +16,7 @@ from generator.analysis.embed import (
 from generator.cli import main
 from generator.errors import DigestError
 from generator.project import find_digest_folder
+from generator.project.install_source import running_install_source
 from generator.project.scaffold import new_digest
 from generator.site.mkdocs_config import HOOK_FILE, generator_defaults, load_digest_config, merged_settings
 from generator.sources import read_collection
@@ -32,6 +33,7 @@ def test_new_writes_a_digest_folder(tmp_path: Path, capsys: pytest.CaptureFixtur
         ".gitignore",
         "abstracts/README.md",
         ".github/workflows/pages.yml",
+        "requirements.txt",
     }
     config = (target / "mkdocs.yml").read_text(encoding="utf-8")
     assert config.startswith("#") and "site_name: My Paper Digest" in config
@@ -39,7 +41,9 @@ def test_new_writes_a_digest_folder(tmp_path: Path, capsys: pytest.CaptureFixtur
         "/site/" in (target / ".gitignore").read_text() and "/.cache/" in (target / ".gitignore").read_text()
     )
     workflow = (target / ".github/workflows/pages.yml").read_text()
-    assert "{{" not in workflow.replace("${{", "") and "paper-digest-site==" in workflow
+    assert "{{" not in workflow.replace("${{", "") and "pip install -r requirements.txt" in workflow
+    installs = (target / "requirements.txt").read_text().splitlines()[-1]
+    assert installs == running_install_source().requirement and f"installs {installs}" in out
     assert find_digest_folder(target).root == target
 
 

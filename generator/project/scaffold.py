@@ -6,8 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import DISTRIBUTION, __version__
 from generator.errors import DigestError
+from generator.project.install_source import (
+    REQUIREMENTS_FILE,
+    InstallSource,
+    requirements_text,
+    running_install_source,
+)
 
 SKELETON_DIR = Path(__file__).with_name("skeleton")
 EXAMPLE_DIR = Path(__file__).with_name("example")
@@ -15,7 +20,6 @@ EXAMPLE_DIR = Path(__file__).with_name("example")
 
 RENAMED = {"gitignore": ".gitignore"}
 """Skeleton files stored under another name: a package must not hold a live .gitignore."""
-REQUIREMENT_MARK = "{{PAPER_DIGEST_REQUIREMENT}}"
 
 
 @dataclass(frozen=True)
@@ -23,10 +27,13 @@ class NewDigest:
     root: Path
     files: tuple[str, ...]
     """What was written, relative to ``root``."""
+    install: InstallSource
+    """What the publishing workflow installs (requirements.txt), and a warning if it is not this code."""
 
 
-def new_digest(target: Path, example: bool = False) -> NewDigest:
-    """Write a new digest folder at ``target``, which must be absent or empty."""
+def new_digest(target: Path, example: bool = False, install: InstallSource | None = None) -> NewDigest:
+    """Write a new digest folder at ``target``, which must be absent or empty; its workflow installs
+    ``install`` (by default, the running tool as it was installed)."""
     target = target.absolute()
     if target.exists() and not target.is_dir():
         raise DigestError(f"{target} exists and is not a folder")
@@ -37,10 +44,13 @@ def new_digest(target: Path, example: bool = False) -> NewDigest:
         if source.is_file() and "__pycache__" not in source.parts:
             relative = source.relative_to(SKELETON_DIR).as_posix()
             files[RENAMED.get(relative, relative)] = source.read_bytes()
-    workflow = ".github/workflows/pages.yml"
-    files[workflow] = files[workflow].replace(
-        REQUIREMENT_MARK.encode(), f"{DISTRIBUTION}=={__version__}".encode()
-    )
+    install = install or running_install_source()
+    files[REQUIREMENTS_FILE] = requirements_text(install).encode()
+    if install.archive is not None:
+        try:
+            files[install.requirement.removeprefix("./")] = install.archive.read_bytes()
+        except OSError as error:
+            raise DigestError(f"cannot read {install.archive}: {error.strerror or error}") from None
     if example:
         for source in sorted(EXAMPLE_DIR.glob("*.txt")):
             files[f"abstracts/{source.name}"] = source.read_bytes()
@@ -53,4 +63,4 @@ def new_digest(target: Path, example: bool = False) -> NewDigest:
             path.write_bytes(content)
     except OSError as error:
         raise DigestError(f"cannot write {error.filename or target}: {error.strerror or error}") from None
-    return NewDigest(target, tuple(sorted(files)))
+    return NewDigest(target, tuple(sorted(files)), install)
