@@ -2,36 +2,24 @@
 
 Slow (it installs PyTorch and the other dependencies into the new environment, from pip's cache or
 the local wheel where there is one), so it is marked ``slow`` like the other tests of the real model.
+The environment is the session fixture ``installed_wheel``, shared with tests/test_publish_workflow.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
+import shutil
 import sys
-import venv
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
+from generator import __version__
 from tests.conftest import PROJECT_ROOT, search_records
+from tests.wheel_support import InstalledWheel, run
 
 pytestmark = pytest.mark.slow
-
-
-def run(command: list[str], cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    environment["HF_HUB_OFFLINE"] = "1"
-    result = subprocess.run(
-        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout
-    )
-    assert result.returncode == 0, (
-        f"{' '.join(command)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
-    )
-    return result
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
@@ -42,32 +30,10 @@ def tree_hashes(root: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with the wheel built from this checkout; its bin folder."""
-    work = tmp_path_factory.mktemp("package")
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "-q",
-            "-w",
-            str(work / "dist"),
-            str(PROJECT_ROOT),
-        ],
-        work,
-    )
-    (wheel,) = (work / "dist").glob("paper_digest_site-*.whl")
-    venv.create(work / "venv", with_pip=True)
-    bin_dir = work / "venv" / "bin"
-    # The same PyTorch as here first: a bare requirement could pull a CUDA build of several GB.
-    torch = version("torch").split("+")[0]
-    run([str(bin_dir / "python"), "-m", "pip", "install", "-q", f"torch=={torch}"], work)
-    run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)], work)
-    return bin_dir
+@pytest.fixture
+def installed(installed_wheel: InstalledWheel) -> Path:
+    """The bin folder of the fresh virtual environment that holds this checkout's wheel."""
+    return installed_wheel.bin_dir
 
 
 def test_the_wheel_carries_everything_a_build_reads(installed: Path, tmp_path: Path) -> None:
@@ -129,3 +95,23 @@ def test_new_example_digest_builds_and_a_second_digest_leaves_it_alone(
     assert len(json.loads((second / "site" / "papers.json").read_text(encoding="utf-8"))) == 4
     assert (second / ".cache" / "paper-digest").is_dir() and not (tmp_path / "site").exists()
     assert tree_hashes(first) == before, "building a second digest changed the first"
+
+
+def test_the_release_build_makes_distributions_pypi_accepts(tmp_path: Path) -> None:
+    """What .github/workflows/release.yml runs on a clean checkout: `python -m build` (the wheel is built
+    from the sdist, so the sdist must hold everything) and `twine check --strict`."""
+    checkout = tmp_path / "checkout"
+    tracked = run(["git", "ls-files", "-z"], PROJECT_ROOT).stdout.split("\0")
+    for name in filter(None, tracked):
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT_ROOT / name, checkout / name, follow_symlinks=False)  # abstracts/ is a link
+    run([sys.executable, "-m", "build", "--outdir", str(tmp_path / "dist"), str(checkout)], tmp_path)
+    built = sorted(p.name for p in (tmp_path / "dist").iterdir())
+    assert built == [
+        f"paper_digest_site-{__version__}-py3-none-any.whl",
+        f"paper_digest_site-{__version__}.tar.gz",
+    ]
+    run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, (tmp_path / "dist").iterdir())],
+        tmp_path,
+    )
