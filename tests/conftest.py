@@ -123,6 +123,14 @@ def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory):
+    """This checkout's wheel in a fresh virtual environment (slow: it installs every dependency)."""
+    from tests.wheel_support import install_wheel
+
+    return install_wheel(tmp_path_factory.mktemp("package"))
+
+
+@pytest.fixture(scope="session")
 def chromium():
     """One headless Chromium for every browser test (Playwright allows one sync session at a time)."""
     from tests.browser_support import launched_chromium
