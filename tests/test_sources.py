@@ -131,6 +131,26 @@ def test_folders_mix_formats_and_duplicates_warn(tmp_path: Path) -> None:
     assert "a.txt:3" in duplicates[0] and "b.jsonl:1" in duplicates[0]
 
 
+def test_many_duplicates_give_one_warning_with_the_count_the_first_places_and_the_kept_copy(
+    tmp_path: Path,
+) -> None:
+    abstracts = [f"Abstract number {i} about a distinct matter, with enough words to pass." for i in range(7)]
+    write_text_input(tmp_path / "a.txt", "Twice", abstracts)
+    write_text_input(tmp_path / "b.txt", "Twice", abstracts)  # the same file exported again
+    collection = read_collection([tmp_path])
+    assert len(collection.papers) == 7
+    assert all(p.source.path.name == "a.txt" for p in collection.papers)
+    duplicates = [w for w in collection.warnings if "left out as duplicates" in w]
+    assert len(duplicates) == 1, collection.warnings
+    warning = duplicates[0]
+    assert warning.startswith("7 papers left out as duplicates")
+    assert "first copy" in warning and "kept" in warning
+    # The first five copies by place, each with the copy kept; the other two only counted.
+    assert f"{tmp_path / 'b.txt'}:3 (same as {tmp_path / 'a.txt'}:3)" in warning
+    assert f"{tmp_path / 'b.txt'}:11 (same as {tmp_path / 'a.txt'}:11)" in warning
+    assert "b.txt:13" not in warning and warning.endswith("and 2 more")
+
+
 def test_missing_path_and_conflicting_names(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         read_collection([tmp_path / "nope.txt"])

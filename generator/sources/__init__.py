@@ -17,6 +17,7 @@ from generator.sources import arxiv, bibtex, json_file, jsonl, plaintext, table
 from generator.sources.base import (
     DEFAULT_OPTIONS,
     PAPER_FIELDS,
+    SKIPPED_NAMES_SHOWN,
     FileContents,
     ReadOptions,
     paper_id_from_abstract,
@@ -140,19 +141,27 @@ def read_collection(
 
 
 def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
+    """The papers less later copies of an abstract, and one warning for all the copies: a file
+    exported twice would otherwise give a warning per paper, burying every other message."""
     first_seen: dict[str, Paper] = {}
     unique: list[Paper] = []
-    warnings: list[str] = []
+    copies: list[str] = []
     for paper in papers:
         key = _dedupe_key(paper.abstract)
         if key in first_seen:
-            warnings.append(
-                f"{paper.source}: same abstract as {first_seen[key].source}; keeping the first one only"
-            )
+            copies.append(f"{paper.source} (same as {first_seen[key].source})")
             continue
         first_seen[key] = paper
         unique.append(paper)
-    return unique, warnings
+    if not copies:
+        return unique, []
+    shown = ", ".join(copies[:SKIPPED_NAMES_SHOWN])
+    more = f" and {len(copies) - SKIPPED_NAMES_SHOWN} more" if len(copies) > SKIPPED_NAMES_SHOWN else ""
+    warning = (
+        f"{plural(len(copies), 'paper')} left out as duplicates (the same abstract as an earlier paper; "
+        f"the first copy, in input order, is kept): {shown}{more}"
+    )
+    return unique, [warning]
 
 
 def _check_lengths(papers: Iterable[Paper]) -> list[str]:
