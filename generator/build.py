@@ -78,16 +78,16 @@ def build_digest(
         return _build(settings, request, reporter, embedder)
 
 
-def _site_name(settings: Settings) -> str:
-    """The ``site_name`` of the digest's mkdocs.yml: its name when the inputs give none."""
+def _owner_site_name(settings: Settings) -> str | None:
+    """The ``site_name`` the digest's mkdocs.yml sets, if any: the owner's choice, so it names the
+    digest over what the inputs declare (a text file's first line, a shared venue)."""
     from generator.site.mkdocs_config import read_owner_config
-    from generator.sources import DEFAULT_COLLECTION_NAME
 
     config_file = settings.resolve(settings.mkdocs_config)
     if not config_file.is_file():
-        return DEFAULT_COLLECTION_NAME
+        return None
     name = read_owner_config(config_file).get("site_name")
-    return name.strip() if isinstance(name, str) and name.strip() else DEFAULT_COLLECTION_NAME
+    return name.strip() if isinstance(name, str) and name.strip() else None
 
 
 def _build(
@@ -96,9 +96,8 @@ def _build(
     with reporter.stage("read inputs"):
         collection = read_collection(
             list(request.inputs),
-            name=request.name,
+            name=request.name or _owner_site_name(settings),
             options=ReadOptions(columns=settings.columns),
-            fallback_name=_site_name(settings),
         )
     for warning in collection.warnings:
         reporter.warn(warning)

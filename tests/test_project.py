@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,9 @@ from generator.project import find_digest_folder
 from generator.project.install_source import running_install_source
 from generator.project.scaffold import new_digest
 from generator.site.mkdocs_config import HOOK_FILE, generator_defaults, load_digest_config, merged_settings
+from generator.site.output import MANIFEST_NAME
 from generator.sources import read_collection
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, write_text_input
 
 
 def test_new_writes_a_digest_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -36,7 +38,8 @@ def test_new_writes_a_digest_folder(tmp_path: Path, capsys: pytest.CaptureFixtur
         "requirements.txt",
     }
     config = (target / "mkdocs.yml").read_text(encoding="utf-8")
-    assert config.startswith("#") and "site_name: My Paper Digest" in config
+    # Unset, so that the inputs name the digest until the owner names it here.
+    assert config.startswith("#") and "\n# site_name: My Paper Digest\n" in config
     assert (
         "/site/" in (target / ".gitignore").read_text() and "/.cache/" in (target / ".gitignore").read_text()
     )
@@ -101,7 +104,7 @@ def test_a_digest_config_loads_with_the_generators_settings(tmp_path: Path) -> N
     config = load_digest_config(
         tmp_path / "d" / "mkdocs.yml", docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "s")
     )
-    assert config["site_name"] == "My Paper Digest"
+    assert config["site_name"] == "Paper Digest"  # a placeholder: the hook names the site after the digest
     assert config["theme"].name == "material"
     assert "pymdownx.arithmatex" in config["markdown_extensions"]
     assert "material/search" not in config["plugins"], "search is Pagefind's, not Material's"
@@ -168,7 +171,7 @@ def test_a_template_in_the_digest_folder_replaces_the_packaged_one(
     assert (folder / "docs" / "papers").is_dir()  # the other templates are the packaged ones
 
 
-def test_the_owners_site_name_names_a_digest_whose_inputs_give_none(tmp_path: Path, fake_embedder) -> None:
+def test_the_owners_site_name_wins_over_a_text_files_first_line(tmp_path: Path, fake_embedder) -> None:
     from dataclasses import replace
 
     from generator.build import BuildRequest, build_digest
@@ -176,18 +179,30 @@ def test_the_owners_site_name_names_a_digest_whose_inputs_give_none(tmp_path: Pa
     from generator.project.settings import load_settings
 
     folder = new_digest(tmp_path / "d").root
-    config = folder / "mkdocs.yml"
-    config.write_text(config.read_text().replace("My Paper Digest", "Lab Reading Group"), encoding="utf-8")
-    lines = [
-        f'{{"abstract": "We study graph neural networks for node classification, case {n}."}}'
-        for n in range(3)
+    abstracts = [
+        f"We study graph neural networks for node classification, case {n} of three." for n in range(3)
     ]
-    (folder / "abstracts" / "mine.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text_input(folder / "abstracts" / "mine.txt", "Header Name", abstracts)
+    (folder / "abstracts" / "more.jsonl").write_text(
+        '{"abstract": "A second file of papers, without a name of its own, about graphs."}\n',
+        encoding="utf-8",
+    )
+    config = folder / "mkdocs.yml"
     settings = replace(load_settings(folder), mkdocs_config=config)
     request = BuildRequest((folder / "abstracts",), folder / "docs", None)
-    assert (
-        build_digest(settings, request, Reporter(quiet=True), fake_embedder).digest.name
-        == "Lab Reading Group"
+
+    def built_name(request: BuildRequest = request) -> str:
+        return build_digest(settings, request, Reporter(quiet=True), fake_embedder).digest.name
+
+    assert built_name() == "Header Name"  # site_name is unset in a new digest: the inputs name it
+    config.write_text(
+        config.read_text().replace("# site_name: My Paper Digest", "site_name: Lab Reading Group"),
+        encoding="utf-8",
     )
-    named = replace(request, name="Chosen")
-    assert build_digest(settings, named, Reporter(quiet=True), fake_embedder).digest.name == "Chosen"
+    assert built_name() == "Lab Reading Group"
+    manifest = json.loads((folder / "docs" / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["name"] == "Lab Reading Group"  # what the hook names the site after
+    # The owner's name settles files that name different collections, too.
+    write_text_input(folder / "abstracts" / "other.txt", "Other Header", ["Another abstract " * 5])
+    assert built_name() == "Lab Reading Group"
+    assert built_name(replace(request, name="Chosen")) == "Chosen"

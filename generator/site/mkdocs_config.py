@@ -12,7 +12,8 @@ merged in at every build, so upgrading Paper Digest upgrades it. The merge, key 
 - ``nav``: ours, then the owner's pages that ours does not list;
 - ``not_in_nav`` and ``exclude_docs`` (gitignore-style patterns): ours, then the owner's lines;
 - ``validation``: ours, with the owner's values laid over;
-- ``use_directory_urls``: always ours (page addresses are computed with it).
+- ``use_directory_urls``: always ours (page addresses are computed with it);
+- ``site_name``: the owner's, when set; else a placeholder, as the hook names the site after the digest.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import DigestError
+from generator.sources import DEFAULT_COLLECTION_NAME
 
 DEFAULTS_FILE = Path(__file__).with_name("mkdocs_defaults.yml")
 HOOK_FILE = Path(__file__).with_name("hook.py")
@@ -89,6 +91,11 @@ def merged_settings(owner: Mapping[str, Any], defaults: Mapping[str, Any] | None
         merged[key] = "\n".join(lines) + "\n"
     if "theme" not in owner:
         merged["theme"] = {"name": "material", "font": False}
+    site_name = owner.get("site_name")
+    if not (isinstance(site_name, str) and site_name.strip()):
+        # MkDocs requires one; the hook names the site after the digest anyway (the inputs name it
+        # when the owner does not).
+        merged["site_name"] = DEFAULT_COLLECTION_NAME
     return merged
 
 

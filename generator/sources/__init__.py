@@ -110,8 +110,8 @@ def read_collection(
 ) -> Collection:
     """Read every input, check it as a whole, and return the papers in input order.
 
-    The digest's name is ``name``, else the one the input files declare, else the papers' common
-    venue, else ``fallback_name`` (the digest's own ``site_name``).
+    The digest's name is ``name`` (``--name``, else the ``site_name`` the digest's mkdocs.yml sets),
+    else the one the input files declare, else the papers' common venue, else ``fallback_name``.
 
     Raises ``InputError`` for anything malformed; nothing is written before this returns.
     """
