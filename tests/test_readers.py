@@ -840,3 +840,208 @@ def test_jsonl_says_when_the_abstract_is_there_but_not_text(tmp_path: Path) -> N
     path.write_text('{"abstract": 42}\n', encoding="utf-8")
     with pytest.raises(DigestError, match=r"p.jsonl:1: 'abstract' must be a non-empty string, found int"):
         read_collection([path])
+
+
+# Reference managers' CSV exports, each in the shape its tool writes (generator/sources/table.py says
+# where each column set comes from): read without --columns.
+ABSTRACT_ONE = "We study graph neural networks for node classification and show that depth helps."
+ABSTRACT_TWO = "Reward models steer language models at decoding time, at a small cost in fluency."
+
+
+def _csv_line(cells: Sequence[str], delimiter: str = ",") -> str:
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_ALL).writerow(cells)
+    return out.getvalue()
+
+
+def test_zotero_csv_export_reads_without_columns(tmp_path: Path) -> None:
+    header = [
+        "Key", "Item Type", "Publication Year", "Author", "Title", "Publication Title", "ISBN", "ISSN",
+        "DOI", "Url", "Abstract Note", "Date", "Date Added", "Date Modified", "Access Date", "Pages",
+        "Num Pages", "Issue", "Volume", "Number Of Volumes", "Journal Abbreviation", "Short Title",
+        "Series", "Series Number", "Series Text", "Series Title", "Publisher", "Place", "Language",
+        "Rights", "Type", "Archive", "Archive Location", "Library Catalog", "Call Number", "Extra",
+        "Notes", "File Attachments", "Link Attachments", "Manual Tags", "Automatic Tags", "Editor",
+        "Conference Name",
+    ]  # fmt: skip
+
+    def row(**values: str) -> str:
+        return _csv_line([values.get(name, "") for name in header])
+
+    text = "\ufeff" + _csv_line(header)  # Zotero writes a BOM
+    text += row(
+        **{
+            "Key": "ABCD2345", "Item Type": "conferencePaper", "Publication Year": "2024",
+            "Author": "Lovelace, Ada; de la Cruz, Juan Carlos", "Title": "Deep graphs",
+            "Publication Title": "Proceedings of ICML", "DOI": "10.1000/xyz", "Url": "",
+            "Abstract Note": ABSTRACT_ONE, "Manual Tags": "graphs; depth",
+            "Automatic Tags": "Computer Science - Machine Learning; graphs",
+        }
+    )  # fmt: skip
+    text += row(
+        **{
+            "Key": "EFGH6789", "Item Type": "journalArticle", "Publication Year": "2023",
+            "Author": "Turing, Alan", "Title": "Reward decoding", "Url": "https://example.org/2",
+            "Abstract Note": ABSTRACT_TWO,
+        }
+    )  # fmt: skip
+    text += row(**{"Key": "NOABSTRA", "Title": "A book without an abstract"})
+    path = _write(tmp_path, "Exported Items.csv", text)
+    collection = read_collection([path])
+    one, two = collection.papers
+    assert (one.id, one.title, one.abstract, one.year, one.venue) == (
+        "ABCD2345",
+        "Deep graphs",
+        ABSTRACT_ONE,
+        2024,
+        "Proceedings of ICML",
+    )
+    assert one.authors == ("Ada Lovelace", "Juan Carlos de la Cruz")
+    assert one.url == "https://doi.org/10.1000/xyz"  # the DOI, as no Url is given
+    assert one.author_keywords == ("graphs", "depth", "Computer Science - Machine Learning")
+    assert (two.authors, two.url) == (("Alan Turing",), "https://example.org/2")  # one name, not two
+    assert any("1 row skipped" in w and "(NOABSTRA)" in w for w in collection.warnings)
+
+
+def test_endnote_tab_delimited_export_reads_without_columns(tmp_path: Path) -> None:
+    header = [
+        "Reference Type", "Author", "Year", "Title", "Secondary Author", "Secondary Title",
+        "Place Published", "Publisher", "Volume", "Number", "Pages", "Keywords", "Abstract", "Notes",
+        "URL", "Electronic Resource Number", "Record Number",
+    ]  # fmt: skip
+    rows = [
+        ["Journal Article", "Lovelace, A.//Turing, A. M.", "2024", "Deep graphs", "", "Machine Learning",
+         "", "", "3", "", "1-9", "graphs//depth", ABSTRACT_ONE, "", "", "10.1000/xyz", "12"],
+        ["Conference Proceedings", "Ada Lovelace; Alan Turing", "2023", "Reward decoding", "Hopper, G",
+         "NeurIPS", "", "", "", "", "", "decoding", ABSTRACT_TWO, "", "https://example.org/2", "", "13"],
+    ]  # fmt: skip
+    text = "".join(_csv_line(cells, "\t") for cells in [header, *rows])
+    path = _write(tmp_path, "endnote.tsv", text.replace('"', ""))  # EndNote quotes nothing
+    one, two = read_collection([path]).papers
+    assert (one.title, one.year, one.venue, one.url) == (
+        "Deep graphs",
+        2024,
+        "Machine Learning",
+        "https://doi.org/10.1000/xyz",
+    )
+    assert one.authors == ("A. Lovelace", "A. M. Turing") and one.author_keywords == ("graphs", "depth")
+    assert (two.authors, two.venue, two.url) == (
+        ("Ada Lovelace", "Alan Turing"),
+        "NeurIPS",
+        "https://example.org/2",
+    )
+
+
+def test_jabref_openoffice_csv_export_reads_without_columns(tmp_path: Path) -> None:
+    # JabRef's openoffice-csv layout: the header names Custom1-5; rows put the abstract in Custom1,
+    # the comment in Custom2, the keywords in Custom3, the file in Custom4 and the key in Custom5.
+    header = (
+        "BibliographyType,ISBN,Identifier,Author,Title,Journal,Volume,Number,Month,Pages,Year,Address,"
+        "Note,URL,Booktitle,Chapter,Edition,Series,Editor,Publisher,ReportType,Howpublished,Institution,"
+        "Organizations,School,Annote,Custom1,Custom2,Custom3,Custom4,Custom5\n"
+    )
+
+    def row(kind: str, key: str, author: str, title: str, journal: str, year: str, url: str, book: str,
+            abstract: str, keywords: str) -> str:  # fmt: skip
+        cells = [kind, "", key, author, title, journal, "", "", "", "", year, "", "", url, book]
+        cells += [""] * 11 + [abstract, "", keywords, "", ""]
+        return _csv_line(cells).replace('"7"', "7")
+
+    text = header + row(
+        "7", "lovelace2024", "Lovelace, Ada; Turing, Alan", "Deep graphs", "Machine Learning", "2024",
+        "", "", ABSTRACT_ONE, "graphs, depth",
+    ) + row(
+        "1", "turing2023", "Turing, Alan", "Reward decoding", "", "2023", "https://example.org/2",
+        "Proc. NeurIPS", ABSTRACT_TWO, "decoding",
+    )  # fmt: skip
+    path = _write(tmp_path, "jabref.csv", text)
+    one, two = read_collection([path]).papers
+    assert (one.id, one.abstract, one.authors, one.venue, one.year) == (
+        "lovelace2024",
+        ABSTRACT_ONE,
+        ("Ada Lovelace", "Alan Turing"),
+        "Machine Learning",
+        2024,
+    )
+    assert one.author_keywords == ("graphs, depth",)  # JabRef keeps BibTeX's comma list as one cell
+    assert (two.id, two.authors, two.venue, two.url) == (
+        "turing2023",
+        ("Alan Turing",),
+        "Proc. NeurIPS",
+        "https://example.org/2",
+    )
+
+
+def test_jabref_bibtex_style_and_mendeley_tables_read_without_columns(tmp_path: Path) -> None:
+    jabref = _write(
+        tmp_path,
+        "jabref-table.csv",
+        "Identifier,Type,Author,Title,Journal,Year,Abstract,Keywords,URL,DOI\n"
+        + _csv_line(
+            ["k1", "article", "Müller, Hans and de la Cruz, Juan", "Deep graphs", "JMLR", "2024",
+             ABSTRACT_ONE, "graphs; depth", "", "10.1/x"]
+        ),
+    )  # fmt: skip
+    (paper,) = read_collection([jabref]).papers
+    assert (paper.id, paper.authors, paper.venue, paper.url) == (
+        "k1",
+        ("Hans Müller", "Juan de la Cruz"),
+        "JMLR",
+        "https://doi.org/10.1/x",
+    )
+    mendeley = _write(
+        tmp_path,
+        "mendeley.csv",
+        "Title,Authors,Abstract,Year,Source,DOI,URL,Tags\n"
+        + _csv_line(["Deep graphs", "Ada Lovelace, Alan Turing", ABSTRACT_ONE, "2024", "ICML", "",
+                     "https://example.org/1", "graphs;depth"]),
+    )  # fmt: skip
+    (paper,) = read_collection([mendeley]).papers
+    assert (paper.authors, paper.venue, paper.url, paper.author_keywords) == (
+        ("Ada Lovelace", "Alan Turing"),  # "First Last" names, comma-separated, stay as they are
+        "ICML",
+        "https://example.org/1",
+        ("graphs", "depth"),
+    )
+
+
+NAME_WORD = st.text(alphabet=st.characters(categories=["Lu", "Ll"]), min_size=1, max_size=8)
+PERSON = st.tuples(st.lists(NAME_WORD, min_size=1, max_size=2), st.lists(NAME_WORD, min_size=1, max_size=2))
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["zotero", "endnote", "jabref", "miniconf"]),
+    st.lists(PERSON, min_size=1, max_size=4),
+    FIELD_TEXT,
+)
+def test_authors_in_each_export_style_read_back_given_name_first(
+    style: str, people: list[tuple[list[str], list[str]]], title: str
+) -> None:
+    """Whatever the names, each export's way of writing an author list reads back as the same
+    people, "Given Family", and the rest of the row (any title) fails only with the file named."""
+    words = [word.lower() for given, family in people for word in given + family]
+    assume(not {"and", "jr", "sr"} & set(words))
+    written = {
+        "zotero": "; ".join(f"{' '.join(f)}, {' '.join(g)}" for g, f in people),
+        "endnote": "//".join(f"{' '.join(f)}, {' '.join(g)}" for g, f in people),
+        "jabref": " and ".join(f"{' '.join(f)}, {' '.join(g)}" for g, f in people),
+        "miniconf": "|".join(f"{' '.join(g)} {' '.join(f)}" for g, f in people),
+    }[style]
+    header = {
+        "zotero": "Key,Title,Author,Abstract Note",
+        "endnote": "Reference Type,Title,Author,Abstract",
+        "jabref": "BibliographyType,Title,Author,Abstract",
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "export.csv"
+        first = header.get(style, "id,title,authors,abstract")
+        path.write_text(first + "\n" + _csv_line(["x1", "Title", written, ABSTRACT_ONE]), encoding="utf-8")
+        (paper,) = read_collection([path]).papers
+        assert paper.authors == tuple(f"{' '.join(g)} {' '.join(f)}" for g, f in people)
+        path.write_text(first + "\n" + _csv_line(["x1", title, written, ABSTRACT_ONE]), encoding="utf-8",
+                        errors="surrogatepass")  # fmt: skip
+        _only_clear_errors(path)

@@ -20,6 +20,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    doi_url,
     one_line,
     paper_id_from_abstract,
     read_text,
@@ -28,26 +29,72 @@ from generator.sources.base import (
 )
 
 COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
-    "id": ("id", "uid", "paper id"),
+    "id": ("id", "uid", "paper id", "key", "identifier"),
     "title": ("title", "paper title", "name"),
-    "abstract": ("abstract", "summary"),
+    "abstract": ("abstract", "summary", "abstract note"),
     "authors": ("authors", "author", "author names"),
-    "keywords": ("keywords", "keyword", "author keywords"),
+    "keywords": ("keywords", "keyword", "author keywords", "manual tags", "automatic tags", "tags"),
     "url": ("url", "link", "href", "pdf url", "pdf"),
-    "venue": ("venue",),
-    "year": ("year",),
+    "doi": ("doi", "electronic resource number"),
+    "venue": (
+        "venue",
+        "publication title",
+        "conference name",
+        "secondary title",
+        "journal",
+        "booktitle",
+        "source",
+    ),
+    "year": ("year", "publication year"),
     "track": ("track", "area", "session"),
 }
-"""Header names each field is found under, the preferred first. For ``url`` every listed column is
-tried in turn, row by row, until one holds an http(s) address (Mini-Conf's ``pdf_url`` is often a path
-inside its own site)."""
+"""Header names each field is found under, the preferred first. For the fields in ``EVERY_COLUMN``
+every listed column is read: ``url`` and ``venue`` row by row until one holds a value (Mini-Conf's
+``pdf_url`` is often a path inside its own site; JabRef writes a journal or a booktitle), ``keywords``
+all together (Zotero's manual and automatic tags). A ``doi`` is the link when no column holds one.
+
+Reference managers' CSV exports read without ``--columns`` (how sure each set is, and whence):
+
+- Zotero (File > Export Library > CSV): "Key", "Item Type", "Publication Year", "Author", "Title",
+  "Publication Title", "DOI", "Url", "Abstract Note", …, "Manual Tags", "Automatic Tags"; authors
+  "Family, Given; Family, Given", tags "; "-separated, a UTF-8 BOM. Sure: the column set the issue
+  quotes from a real export, and Zotero's CSV translator.
+- EndNote (File > Export, output style "Tab Delimited" or "Table"): "Reference Type", "Author",
+  "Year", "Title", "Secondary Title" (the journal or proceedings), …, "Keywords", "Abstract", "URL",
+  "Electronic Resource Number" (the DOI), sometimes "DOI"; authors separated by "//" or "; ". Fairly
+  sure of the names (EndNote's generic field names); the separators vary with the style's settings.
+- JabRef (File > Export > "OpenOffice/LibreOffice CSV"): "BibliographyType", "ISBN", "Identifier" (the
+  BibTeX key), "Author" ("Family, Given; …"), "Title", "Journal", …, "Year", …, "URL", "Booktitle", …,
+  "Custom1" … "Custom5", where rows put the abstract in Custom1 and the keywords in Custom3
+  (``KNOWN_LAYOUTS``). Sure: read from JabRef's ``openoffice-csv`` layout files. JabRef's other exports
+  are BibTeX-like and name "Abstract", "Keywords", "DOI" as such; authors joined by " and ".
+- Mendeley: neither Mendeley Desktop nor Reference Manager has a CSV export that we know of (they
+  write BibTeX, RIS and EndNote XML); tables made from it (a copied library view, Mendeley's web
+  export) carry "Title", "Authors", "Abstract", "Year", "Source" (the journal), "DOI", "URL", "Tags" or
+  "Keywords". Least sure: these names are the library view's columns, not a documented format."""
+
+FAMILY_FIRST_HEADERS = frozenset({"abstractnote", "itemtype", "bibliographytype", "referencetype"})
+"""Headers only Zotero's, JabRef's and EndNote's exports write, all with "Family, Given" authors."""
+
+EVERY_COLUMN = frozenset({"url", "venue", "keywords", "doi"})
+
+KNOWN_LAYOUTS: tuple[tuple[frozenset[str], dict[str, str]], ...] = (
+    # JabRef's OpenOffice/LibreOffice CSV: the header names generic custom columns for what the rows hold.
+    (
+        frozenset({"bibliographytype", "identifier", "custom1", "custom3"}),
+        {"abstract": "Custom1", "keywords": "Custom3"},
+    ),
+)
+"""Exports whose header does not name a field's column: (headers that identify it, field -> column)."""
 
 DELIMITERS = (",", ";", "\t")
 MISSING_VALUES = frozenset({"NA", "N/A", "#N/A", "NaN", "NULL", "null"})
 """What R, pandas and spreadsheets write into an empty cell: read as empty."""
 
-_LIST_SEPARATOR = re.compile(r"\s*[|;]\s*")
+_LIST_SEPARATOR = re.compile(r"\s*(?:[|;]|//)\s*")
 _AUTHOR_FALLBACK_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.I)
+_AND = re.compile(r"\s+and\s+", re.I)
+_NAME_SUFFIX = re.compile(r"(?:jr|sr|[IVX]+)\.?", re.I)
 
 
 def normalise_header(name: str) -> str:
@@ -71,6 +118,11 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     header_line, header = rows[0]
     columns = _columns(path, header_line, header, options)
 
+    author_column = columns.get("authors")
+    family_first = author_column is not None and family_first_names(
+        [row[author_column] for _, row in rows[1:] if len(row) == len(header)], header
+    )
+
     papers: list[Paper] = []
     without_abstract: list[str] = []
     without_link: list[str] = []
@@ -93,8 +145,14 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         if not abstract:
             without_abstract.append(f"line {line}" + (f" ({cell('id')})" if cell("id") else ""))
             continue
-        links = [_value(row[i]) for i in columns.get_all("url") if _value(row[i])]
-        url = next((u for u in map(web_url, links) if u), None)
+
+        def cells(name: str, row: list[str] = row) -> list[str]:
+            return [value for index in columns.get_all(name) if (value := _value(row[index]))]
+
+        links = cells("url")
+        url = next((u for u in map(web_url, links) if u), None) or next(
+            (u for u in map(doi_url, cells("doi")) if u), None
+        )
         if links and url is None:
             without_link.append(f"line {line} ({links[0]!r})")
         papers.append(
@@ -103,11 +161,13 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 abstract=abstract,
                 source=SourceLocation(path, line),
                 title=one_line(cell("title")),
-                authors=split_authors(cell("authors")),
+                authors=split_authors(cell("authors"), family_first),
                 url=url,
-                venue=one_line(cell("venue")),
+                venue=one_line(next(iter(cells("venue")), None)),
                 year=_year(path, line, cell("year")),
-                author_keywords=split_list(cell("keywords")),
+                author_keywords=tuple(
+                    dict.fromkeys(k for text in cells("keywords") for k in split_list(text))
+                ),
                 track=one_line(cell("track")),
             )
         )
@@ -126,6 +186,11 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     return FileContents(collection_name=None, papers=papers, warnings=warnings)
 
 
+def _keywords(texts: list[str]) -> tuple[str, ...]:
+    """The keywords of every keyword column (Zotero's manual and automatic tags), each once."""
+    return tuple(dict.fromkeys(keyword for text in texts for keyword in split_list(text)))
+
+
 def _value(cell: str) -> str:
     cell = cell.strip()
     return "" if cell in MISSING_VALUES else cell
@@ -136,10 +201,38 @@ def split_list(text: str) -> tuple[str, ...]:
     return tuple(item for part in _LIST_SEPARATOR.split(text) if (item := one_line(part)))
 
 
-def split_authors(text: str) -> tuple[str, ...]:
-    """Authors separated by ``|`` or ``;``, or else by commas and ``and``."""
+def split_authors(text: str, family_first: bool = False) -> tuple[str, ...]:
+    """Authors separated by ``|``, ``;`` or ``//`` (Mini-Conf, Zotero, EndNote), or else by commas and
+    ``and``. With ``family_first`` (the file writes "Family, Given" names: Zotero, JabRef), names are
+    separated by those marks or by `` and `` (BibTeX style), and read "Given Family", as the BibTeX
+    reader gives them."""
+    if family_first:
+        parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+        return tuple(item for part in parts if (item := one_line(_given_first(part))))
     separator = _LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AUTHOR_FALLBACK_SEPARATOR
     return tuple(item for part in separator.split(text) if (item := one_line(part)))
+
+
+def family_first_names(cells: list[str], header: list[str]) -> bool:
+    """Whether a file's author cells hold "Family, Given" names: an export known to write them
+    (Zotero, JabRef's CSV, EndNote), or some cell listing several names that each hold exactly one comma. One
+    name alone ("Lee, Bo") could be two, so only the file as a whole tells."""
+    if {normalise_header(name) for name in header} & FAMILY_FIRST_HEADERS:
+        return True
+    for cell in cells:
+        parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(cell) else _AND).split(cell)
+        if len(parts) > 1 and all(part.count(",") == 1 for part in parts):
+            return True
+    return False
+
+
+def _given_first(name: str) -> str:
+    family, comma, given = name.partition(",")
+    if not comma or "," in given or not family.strip() or not given.strip():
+        return name
+    if _NAME_SUFFIX.fullmatch(given.strip()):  # "King, Jr." is one name as it stands
+        return name
+    return f"{given.strip()} {family.strip()}"
 
 
 def _delimiter(path: Path, text: str) -> str:
@@ -196,7 +289,12 @@ def _columns(path: Path, line: int, header: list[str], options: ReadOptions) -> 
     for index, name in enumerate(header):
         positions.setdefault(normalise_header(name), []).append(index)
     chosen: dict[str, list[int]] = {}
-    for field, wanted in options.columns:
+    wanted_columns = list(options.columns)
+    for identifying, layout in KNOWN_LAYOUTS:
+        if identifying <= positions.keys():
+            given = {field for field, _ in options.columns}
+            wanted_columns += [(field, name) for field, name in layout.items() if field not in given]
+    for field, wanted in wanted_columns:
         found = positions.get(normalise_header(wanted))
         if not found:
             raise InputError(
@@ -221,12 +319,13 @@ def _columns(path: Path, line: int, header: list[str], options: ReadOptions) -> 
                     f"name the one to use with --columns {field}=NAME",
                 )
         if matches:
-            chosen[field] = [found[0] for _, found in matches] if field == "url" else matches[0][1]
+            chosen[field] = [found[0] for _, found in matches] if field in EVERY_COLUMN else matches[0][1]
     if "abstract" not in chosen:
         raise InputError(
             path,
             line,
-            "no abstract column (looked for 'abstract' or 'summary'; the header has "
+            f"no abstract column (looked for {' or '.join(map(repr, COLUMN_ALIASES['abstract']))}; "
+            "the header has "
             f"{', '.join(map(repr, header))}); name it with --columns abstract=NAME",
         )
     return _Columns(chosen)
