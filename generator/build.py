@@ -51,6 +51,8 @@ class BuildRequest:
     address_record: Path | None = None
     """The digest's record of its papers' page addresses (``generator.sources.identity``): read to keep
     each paper's address, written when the build succeeded. ``None``: addresses come from the ids."""
+    keep_going: bool = False
+    """Build from the records that can be read, passing over (and naming) those that cannot."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class BuildResult:
     embedded: EmbeddingCounts
     analysis_reused: bool = False
     """The papers, settings and code were as in the last build, so its analysis was used as it was."""
+    skipped: tuple[str, ...] = ()
+    """With ``keep_going``: each record or file passed over, as "file:line: problem"."""
 
 
 def open_embedder(settings: Settings) -> CachedEmbedder:
@@ -97,10 +101,12 @@ def _build(
         collection = read_collection(
             list(request.inputs),
             name=request.name or _owner_site_name(settings),
-            options=ReadOptions(columns=settings.columns),
+            options=ReadOptions(columns=settings.columns, keep_going=request.keep_going),
         )
     for warning in collection.warnings:
         reporter.warn(warning)
+    if collection.skipped:
+        reporter.warn(f"{plural(len(collection.skipped), 'record')} could not be read: listed at the end")
     reporter.info(f"{collection.name}: {plural(len(collection.papers), 'paper')}")
     settled = None
     if request.address_record is not None:
@@ -137,7 +143,11 @@ def _build(
         analysis.pending.cancel()
         output.discard()
     return BuildResult(
-        digest=digest, docs=report, embedded=analysis.pending.embedded, analysis_reused=analysis.reused
+        digest=digest,
+        docs=report,
+        embedded=analysis.pending.embedded,
+        analysis_reused=analysis.reused,
+        skipped=collection.skipped,
     )
 
 

@@ -104,6 +104,12 @@ def _parser() -> argparse.ArgumentParser:
         "--site-dir", type=Path, help="where the built site goes (default: site/ in the digest)"
     )
     build.add_argument("--no-site", action="store_true", help="write the Markdown only; skip mkdocs build")
+    build.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="build from the records that can be read and list every one that cannot (file:line and "
+        "why) at the end; by default the first unreadable record stops the build before anything is written",
+    )
 
     serve = commands.add_parser("serve", help="build the Markdown, then preview the site with live reload")
     common(serve)
@@ -124,12 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = folder.root / ADDRESS_RECORD
         if arguments.command == "build":
             site_dir = None if arguments.no_site else (arguments.site_dir or folder.root / "site").absolute()
-            result = build_digest(
-                settings,
-                BuildRequest(inputs, docs_dir, site_dir, arguments.name, arguments.refit, record),
-                reporter,
+            request = BuildRequest(
+                inputs, docs_dir, site_dir, arguments.name, arguments.refit, record, arguments.keep_going
             )
+            result = build_digest(settings, request, reporter)
             reporter.result(_summary(result, docs_dir, site_dir))
+            if result.skipped:
+                reporter.result(_skipped_summary(result.skipped))
         else:
             from generator.site.output import serve_site
 
@@ -180,6 +187,13 @@ def _summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
     papers = plural(len(result.digest.papers), "paper")
     where = f"site in {site_dir}" if site_dir is not None else f"Markdown in {docs_dir}"
     return f"built {papers}: {where} ({work})"
+
+
+def _skipped_summary(skipped: Sequence[str]) -> str:
+    """Every record ``--keep-going`` passed over, one a line, printed last so none scrolls away."""
+    listing = "".join(f"\n  {problem}" for problem in skipped)
+    count = plural(len(skipped), "unreadable record")
+    return f"skipped {count} (--keep-going); fix them and build again:{listing}"
 
 
 def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:

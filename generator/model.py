@@ -47,6 +47,8 @@ class Collection:
     name: str
     papers: tuple[Paper, ...]
     warnings: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """With ``--keep-going``: each record or file passed over, as "file:line: problem"."""
 
 
 @dataclass(frozen=True)

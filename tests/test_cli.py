@@ -87,3 +87,33 @@ def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
     work = "embedded 1 paper and 1,204 keyword phrases; 0 texts from the cache"
     assert line == f"built 1 paper: site in {where} ({work})"
     assert plural(2, "paper") == "2 papers" and plural(1, "phrase") == "1 phrase"
+
+
+def test_keep_going_builds_the_readable_papers_and_lists_every_skipped_record_last(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import generator.build
+    from tests.conftest import FakeEmbedder
+
+    monkeypatch.setattr(generator.build, "open_embedder", lambda settings: FakeEmbedder())
+    papers = tmp_path / "papers.jsonl"
+    good = "We study graph neural networks for node classification, case {}, on large graphs."
+    papers.write_text(
+        f'{{"abstract": "{good.format(1)}"}}\n{{"title": "no abstract"}}\n'
+        f'{{"abstract": "{good.format(2)}"}}\n{{broken\n',
+        encoding="utf-8",
+    )
+    docs = tmp_path / "docs"
+    common = [str(papers), "--project", str(PROJECT_ROOT), "--docs-dir", str(docs), "--no-site"]
+    common += ["--cache-dir", str(tmp_path / "cache"), "--quiet"]
+    assert main(["build", *common]) == 1  # strict by default: nothing written
+    assert f"{papers}:2: missing 'abstract'" in capsys.readouterr().err and not docs.exists()
+
+    assert main(["build", *common, "--keep-going"]) == 0
+    err = capsys.readouterr().err
+    assert "built 2 papers" in err
+    summary = err[err.index("skipped 2 unreadable records (--keep-going)") :].splitlines()
+    assert len(summary) == 3, err  # the summary is the last thing printed
+    assert summary[1].strip().startswith(f"{papers}:2: missing 'abstract'")
+    assert summary[2].strip().startswith(f"{papers}:4: not valid JSON")
+    assert len(list((docs / "papers").glob("*.md"))) == 2

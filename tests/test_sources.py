@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import DigestError, InputError
-from generator.sources import read_collection
+from generator.sources import ReadOptions, read_collection
 from tests.conftest import PROJECT_ROOT, write_text_input
 
 
@@ -177,3 +177,60 @@ def test_abstract_length_limits(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="1,000,000 characters") as caught:
         read_collection([huge])
     assert caught.value.line == 5
+
+
+def _inputs_with_unreadable_records(folder: Path) -> dict[str, Path]:
+    """Good papers beside records of every kind that cannot be read, and one unreadable file."""
+    good = "We study graph neural networks for node classification, case {}, on large graphs."
+    table = folder / "a-table.csv"
+    table.write_text(
+        "id,abstract,year\n"
+        f'c1,"{good.format(1)}",2024\n'
+        f'c2,"{good.format(2)}",2024,extra\n'  # one field too many
+        f'c3,"{good.format(3)}",soon\n'  # a year that is no number
+        f'c4,"{good.format(4)}",2023\n',
+        encoding="utf-8",
+    )
+    lines = folder / "lines.jsonl"
+    lines.write_text(
+        json.dumps({"id": "j1", "abstract": good.format(5)})
+        + "\n{not json\n"
+        + json.dumps({"id": "c1", "abstract": good.format(6)})  # an id already used
+        + "\n",
+        encoding="utf-8",
+    )
+    binary = folder / "broken.bib"
+    binary.write_bytes(b"\x00\x01 not text")
+    return {"table": table, "lines": lines, "binary": binary}
+
+
+def test_keep_going_reads_the_readable_records_and_names_every_other(tmp_path: Path) -> None:
+    files = _inputs_with_unreadable_records(tmp_path)
+    with pytest.raises(InputError) as strict:  # the default: the first problem stops everything
+        read_collection([tmp_path])
+    assert (strict.value.path, strict.value.line) == (files["table"], 3)
+
+    collection = read_collection([tmp_path], options=ReadOptions(keep_going=True))
+    assert [p.id for p in collection.papers] == ["c1", "c4", "j1"]
+    table, lines, binary = files["table"], files["lines"], files["binary"]
+    # In input order, the checks of the whole collection (ids) last.
+    assert [s.split(": ", 1)[0] for s in collection.skipped] == [
+        f"{table}:3",
+        f"{table}:4",
+        str(binary),
+        f"{lines}:2",
+        f"{lines}:3",
+    ]
+    assert "row has 4 fields" in collection.skipped[0] and "'year' must be a number" in collection.skipped[1]
+    assert "binary file" in collection.skipped[2] and "not valid JSON" in collection.skipped[3]
+    assert "id 'c1' is already used" in collection.skipped[4]
+
+
+def test_keep_going_with_nothing_readable_still_stops_and_says_why(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n[1]\n", encoding="utf-8")
+    with pytest.raises(DigestError, match=r"no abstracts found .* 2 records could not be read") as caught:
+        read_collection([bad], options=ReadOptions(keep_going=True))
+    assert f"{bad}:1: not valid JSON" in str(caught.value) and f"{bad}:2: expected a JSON object" in str(
+        caught.value
+    )

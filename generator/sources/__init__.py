@@ -20,6 +20,7 @@ from generator.sources.base import (
     SKIPPED_NAMES_SHOWN,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     paper_id_from_abstract,
 )
 
@@ -113,31 +114,49 @@ def read_collection(
     The digest's name is ``name`` (``--name``, else the ``site_name`` the digest's mkdocs.yml sets),
     else the one the input files declare, else the papers' common venue, else ``fallback_name``.
 
-    Raises ``InputError`` for anything malformed; nothing is written before this returns.
+    Raises ``InputError`` for anything malformed; nothing is written before this returns. With
+    ``options.keep_going``, a record or file that cannot be read is passed over instead and named in
+    the collection's ``skipped``.
     """
     files, read_warnings = expand_inputs(paths)
     declared: dict[str, Path] = {}
     papers: list[Paper] = []
+    unread = UnreadRecords(options.keep_going)
     for file in files:
-        contents = READERS[file.suffix.lower()](file, options)
+        try:
+            contents = READERS[file.suffix.lower()](file, options)
+        except InputError as error:  # the file as a whole: not UTF-8, no abstract column …
+            unread.note(error)
+            continue
         if contents.collection_name is not None:
             declared.setdefault(contents.collection_name, file)
         papers.extend(contents.papers)
         read_warnings.extend(contents.warnings)
+        unread.skipped.extend(contents.skipped)
     if len(declared) > 1 and name is None:
         listing = "; ".join(f"{path} says {title!r}" for title, path in declared.items())
         raise DigestError(
             f"input files name different collections ({listing}); "
             "build them as separate digests or pass --name to set one name"
         )
-    if not papers:
-        raise DigestError(f"no abstracts found in {', '.join(str(f) for f in files)}")
     unique, warnings = _drop_duplicates(papers)
     warnings = read_warnings + warnings
-    warnings.extend(_check_lengths(unique))
-    _check_unique_ids(unique)
+    unique, length_warnings = _check_lengths(unique, unread)
+    warnings.extend(length_warnings)
+    unique = _check_unique_ids(unique, unread)
+    if not unique:
+        skipped = "".join(f"\n  {error}" for error in unread.skipped)
+        raise DigestError(
+            f"no abstracts found in {', '.join(str(f) for f in files)}"
+            + (f"; {plural(len(unread.skipped), 'record')} could not be read:{skipped}" if skipped else "")
+        )
     collection_name = name or next(iter(declared), None) or _name_from_papers(unique) or fallback_name
-    return Collection(name=collection_name, papers=tuple(unique), warnings=tuple(warnings))
+    return Collection(
+        name=collection_name,
+        papers=tuple(unique),
+        warnings=tuple(warnings),
+        skipped=tuple(str(error) for error in unread.skipped),
+    )
 
 
 def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
@@ -164,36 +183,48 @@ def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
     return unique, [warning]
 
 
-def _check_lengths(papers: Iterable[Paper]) -> list[str]:
+def _check_lengths(papers: Iterable[Paper], unread: UnreadRecords) -> tuple[list[Paper], list[str]]:
+    """The papers less those whose abstract is too long to be one, and a warning for each very short
+    one."""
+    kept: list[Paper] = []
     warnings = []
     for paper in papers:
         if len(paper.abstract) > MAX_ABSTRACT_CHARACTERS:
-            raise InputError(
-                paper.source.path,
-                paper.source.line,
-                f"abstract is {len(paper.abstract):,} characters long "
-                f"(the limit is {MAX_ABSTRACT_CHARACTERS:,}); "
-                "is a blank line missing between abstracts, or is this not an abstract file?",
+            unread.note(
+                InputError(
+                    paper.source.path,
+                    paper.source.line,
+                    f"abstract is {len(paper.abstract):,} characters long "
+                    f"(the limit is {MAX_ABSTRACT_CHARACTERS:,}); "
+                    "is a blank line missing between abstracts, or is this not an abstract file?",
+                )
             )
+            continue
+        kept.append(paper)
         words = len(paper.abstract.split())
         if words < MIN_ABSTRACT_WORDS:
             warnings.append(
                 f"{paper.source}: abstract has only {plural(words, 'word')}; "
                 "its keywords and related papers will be weak"
             )
-    return warnings
+    return kept, warnings
 
 
-def _check_unique_ids(papers: Iterable[Paper]) -> None:
+def _check_unique_ids(papers: Iterable[Paper], unread: UnreadRecords) -> list[Paper]:
+    """The papers less any whose id an earlier one has."""
     seen: dict[str, Paper] = {}
     for paper in papers:
         if paper.id in seen:
-            raise InputError(
-                paper.source.path,
-                paper.source.line,
-                f"id {paper.id!r} is already used by {seen[paper.id].source}; ids must be unique",
+            unread.note(
+                InputError(
+                    paper.source.path,
+                    paper.source.line,
+                    f"id {paper.id!r} is already used by {seen[paper.id].source}; ids must be unique",
+                )
             )
+            continue
         seen[paper.id] = paper
+    return list(seen.values())
 
 
 def _name_from_papers(papers: Sequence[Paper]) -> str | None:

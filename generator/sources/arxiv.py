@@ -26,6 +26,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     one_line,
     paragraphs,
     skipped_warning,
@@ -90,42 +91,52 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
 
     papers: list[Paper] = []
     without_summary: list[str] = []
+    unread = UnreadRecords(options.keep_going)
     for entry in entries:
-        line = builder.lines.get(id(entry), 1)
-        raw_id = _text(entry, f"{ATOM}id")
-        if "/api/errors" in raw_id:
-            raise InputError(
-                path, line, f"the arXiv API answered with an error: {_text(entry, f'{ATOM}summary')}"
-            )
-        abstract = paragraphs(_text(entry, f"{ATOM}summary"))
-        paper_id = _VERSION.sub("", re.sub(r"^https?://(?:export\.)?arxiv\.org/abs/", "", raw_id.strip()))
-        if not paper_id:
-            raise InputError(path, line, "entry has no <id>; expected the paper's arXiv address")
-        if not abstract:
-            without_summary.append(paper_id)
+        try:
+            paper = _paper(path, entry, builder.lines.get(id(entry), 1))
+        except InputError as error:
+            unread.note(error)
             continue
-        category = entry.find(f"{ARXIV}primary_category")
-        papers.append(
-            Paper(
-                id=paper_id,
-                abstract=abstract,
-                source=SourceLocation(path, line),
-                title=one_line(_text(entry, f"{ATOM}title")),
-                authors=tuple(
-                    name
-                    for author in entry.findall(f"{ATOM}author")
-                    if (name := one_line(_text(author, f"{ATOM}name")))
-                ),
-                url=_link(entry) or web_url(raw_id),
-                venue="arXiv",
-                year=year_in(_text(entry, f"{ATOM}published")),
-                track=one_line(category.get("term")) if category is not None else None,
-            )
-        )
-    if not papers:
+        if isinstance(paper, Paper):
+            papers.append(paper)
+        else:
+            without_summary.append(paper)
+    if not papers and not unread.skipped:
         raise InputError(path, None, f"none of its {len(entries)} entries has a <summary>")
     warnings = skipped_warning(path, without_summary, ("entry", "entries"), "no <summary>")
-    return FileContents(collection_name=None, papers=papers, warnings=warnings)
+    return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
+
+
+def _paper(path: Path, entry: ElementTree.Element, line: int) -> Paper | str:
+    """The entry as a paper, or, for an entry without a summary, its arXiv id for the warning."""
+    raw_id = _text(entry, f"{ATOM}id")
+    if "/api/errors" in raw_id:
+        raise InputError(
+            path, line, f"the arXiv API answered with an error: {_text(entry, f'{ATOM}summary')}"
+        )
+    abstract = paragraphs(_text(entry, f"{ATOM}summary"))
+    paper_id = _VERSION.sub("", re.sub(r"^https?://(?:export\.)?arxiv\.org/abs/", "", raw_id.strip()))
+    if not paper_id:
+        raise InputError(path, line, "entry has no <id>; expected the paper's arXiv address")
+    if not abstract:
+        return paper_id
+    category = entry.find(f"{ARXIV}primary_category")
+    return Paper(
+        id=paper_id,
+        abstract=abstract,
+        source=SourceLocation(path, line),
+        title=one_line(_text(entry, f"{ATOM}title")),
+        authors=tuple(
+            name
+            for author in entry.findall(f"{ATOM}author")
+            if (name := one_line(_text(author, f"{ATOM}name")))
+        ),
+        url=_link(entry) or web_url(raw_id),
+        venue="arXiv",
+        year=year_in(_text(entry, f"{ATOM}published")),
+        track=one_line(category.get("term")) if category is not None else None,
+    )
 
 
 def _text(element: ElementTree.Element, tag: str) -> str:

@@ -28,6 +28,9 @@ class ReadOptions:
 
     columns: tuple[tuple[str, str], ...] = ()
     """``(field, column header)`` pairs for tables whose headers the CSV reader does not know."""
+    keep_going: bool = False
+    """``--keep-going``: a record (or file) that cannot be read is passed over and named at the end of
+    the build, instead of stopping it."""
 
 
 DEFAULT_OPTIONS = ReadOptions()
@@ -41,6 +44,22 @@ class FileContents:
     collection_name: str | None
     papers: list[Paper]
     warnings: list[str] = field(default_factory=list)
+    skipped: list[InputError] = field(default_factory=list)
+    """Records passed over with ``--keep-going``, each with its place and problem."""
+
+
+@dataclass
+class UnreadRecords:
+    """What a reader does with a record it cannot read: by default the first stops the build (nothing
+    is written); with ``--keep-going`` each is noted, and the reader goes on to the next record."""
+
+    keep_going: bool
+    skipped: list[InputError] = field(default_factory=list)
+
+    def note(self, error: InputError) -> None:
+        if not self.keep_going:
+            raise error
+        self.skipped.append(error)
 
 
 def paper_id_from_abstract(abstract: str) -> str:

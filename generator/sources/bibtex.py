@@ -30,6 +30,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     doi_url,
     one_line,
     paragraphs,
@@ -77,6 +78,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             path, None, f"bibtexparser could not split it ({type(error).__name__}: {error})"
         ) from None
     warnings: list[str] = []
+    unread = UnreadRecords(options.keep_going)
     entries = list(library.entries)
     for failed in library.failed_blocks:
         line = (failed.start_line or 0) + 1
@@ -90,8 +92,8 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             continue
         reason = getattr(failed.error, "abort_reason", None) or str(failed.error or "")
         problem = " ".join(reason.split(". Note:")[0].split()) or "not a BibTeX entry"
-        raise InputError(path, line, f"not a readable BibTeX entry ({problem})")
-    if not entries:
+        unread.note(InputError(path, line, f"not a readable BibTeX entry ({problem})"))
+    if not entries and not unread.skipped:
         raise InputError(
             path, None, "holds no BibTeX entries; expected entries such as @article{key, title = {…}, …}"
         )
@@ -104,15 +106,19 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     papers: list[Paper] = []
     without_abstract: list[str] = []
     for entry in resolved.entries:
-        paper = _paper(path, entry)
+        try:
+            paper = _paper(path, entry)
+        except InputError as error:
+            unread.note(error)
+            continue
         if paper is None:
             without_abstract.append(entry.key)
         else:
             papers.append(paper)
-    if not papers:
+    if not papers and not unread.skipped:
         raise InputError(path, None, f"none of its {len(entries)} entries has an abstract")
     warnings += skipped_warning(path, without_abstract, ("entry", "entries"), "no abstract")
-    return FileContents(collection_name=None, papers=papers, warnings=warnings)
+    return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
 
 
 @contextmanager

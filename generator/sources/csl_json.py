@@ -16,6 +16,7 @@ from typing import Any
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
 from generator.sources.base import (
+    UnreadRecords,
     doi_url,
     json_type,
     one_line,
@@ -37,45 +38,57 @@ def looks_like_item(value: object) -> bool:
     )
 
 
-def papers_from_items(path: Path, items: list[Any], lines: list[int] | None) -> tuple[list[Paper], list[str]]:
+def papers_from_items(
+    path: Path, items: list[Any], lines: list[int] | None, unread: UnreadRecords
+) -> tuple[list[Paper], list[str]]:
     papers: list[Paper] = []
     without_abstract: list[str] = []
     for index, item in enumerate(items):
         line = lines[index] if lines else None
-        where = f"item [{index}]"
-
-        def fail(problem: str, where: str = where, line: int | None = line) -> InputError:
-            return InputError(path, line, f"{where}: {problem}")
-
-        if not looks_like_item(item):
-            keys = f" with keys {', '.join(map(repr, list(item)[:5]))}" if isinstance(item, dict) else ""
-            raise fail(
-                f"expected a CSL-JSON item (an object with 'type', 'title', 'author' …), "
-                f"found {json_type(item)}{keys}"
-            )
-        abstract = _string(item, "abstract", fail)
-        raw_id = item.get("id")
-        if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
-            raise fail(f"'id' must be a string or a number, not {json_type(raw_id)}")
-        if not abstract or not abstract.strip():
-            without_abstract.append(str(raw_id) if raw_id not in (None, "") else where)
+        try:
+            paper = _paper(path, index, item, line)
+        except InputError as error:
+            unread.note(error)
             continue
-        abstract = abstract.strip()
-        title = _string(item, "title", fail)
-        papers.append(
-            Paper(
-                id=str(raw_id) if raw_id not in (None, "") else paper_id_from_abstract(abstract),
-                abstract=abstract,
-                source=SourceLocation(path, line or 1),
-                title=one_line(_RICH_TEXT_TAG.sub("", title)) if title else None,
-                authors=_authors(item.get("author"), fail),
-                url=web_url(_string(item, "URL", fail)) or doi_url(_string(item, "DOI", fail)),
-                venue=one_line(_first_string(item, "container-title", fail)),
-                year=_year(item.get("issued"), fail),
-                author_keywords=_keywords(item.get("keyword"), fail),
-            )
-        )
+        if isinstance(paper, Paper):
+            papers.append(paper)
+        else:
+            without_abstract.append(paper)
     return papers, skipped_warning(path, without_abstract, ("item", "items"), "no abstract")
+
+
+def _paper(path: Path, index: int, item: Any, line: int | None) -> Paper | str:
+    """The item as a paper, or, for an item without an abstract, how to name it in the warning."""
+    where = f"item [{index}]"
+
+    def fail(problem: str, where: str = where, line: int | None = line) -> InputError:
+        return InputError(path, line, f"{where}: {problem}")
+
+    if not looks_like_item(item):
+        keys = f" with keys {', '.join(map(repr, list(item)[:5]))}" if isinstance(item, dict) else ""
+        raise fail(
+            f"expected a CSL-JSON item (an object with 'type', 'title', 'author' …), "
+            f"found {json_type(item)}{keys}"
+        )
+    abstract = _string(item, "abstract", fail)
+    raw_id = item.get("id")
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
+        raise fail(f"'id' must be a string or a number, not {json_type(raw_id)}")
+    if not abstract or not abstract.strip():
+        return str(raw_id) if raw_id not in (None, "") else where
+    abstract = abstract.strip()
+    title = _string(item, "title", fail)
+    return Paper(
+        id=str(raw_id) if raw_id not in (None, "") else paper_id_from_abstract(abstract),
+        abstract=abstract,
+        source=SourceLocation(path, line or 1),
+        title=one_line(_RICH_TEXT_TAG.sub("", title)) if title else None,
+        authors=_authors(item.get("author"), fail),
+        url=web_url(_string(item, "URL", fail)) or doi_url(_string(item, "DOI", fail)),
+        venue=one_line(_first_string(item, "container-title", fail)),
+        year=_year(item.get("issued"), fail),
+        author_keywords=_keywords(item.get("keyword"), fail),
+    )
 
 
 def _string(item: dict[str, Any], key: str, fail: Any) -> str | None:

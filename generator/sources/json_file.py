@@ -18,6 +18,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     json_document,
     json_type,
     plural_json_type,
@@ -43,19 +44,20 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     if not document:
         raise InputError(path, None, f"JSON holding an empty list; {EXPECTED}")
     first = next((item for item in document if isinstance(item, dict)), None)
+    unread = UnreadRecords(options.keep_going)
     if openreview.looks_like_note(first):
-        papers, warnings = openreview.papers_from_notes(path, document, lines)
+        papers, warnings = openreview.papers_from_notes(path, document, lines, unread)
         kind = "OpenReview notes"
     elif csl_json.looks_like_item(first):
-        papers, warnings = csl_json.papers_from_items(path, document, lines)
+        papers, warnings = csl_json.papers_from_items(path, document, lines, unread)
         kind = "CSL-JSON items"
     else:
         found = json_type(first) if first is not None else plural_json_type(document[0])
         keys = f" with keys {', '.join(map(repr, list(first)[:5]))}" if isinstance(first, dict) else ""
         raise InputError(path, lines[0] if lines else None, f"a JSON list of {found}{keys}; {EXPECTED}")
-    if not papers:
+    if not papers and not unread.skipped:
         raise InputError(path, None, f"none of its {len(document)} {kind} has an abstract")
-    return FileContents(collection_name=None, papers=papers, warnings=warnings)
+    return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
 
 
 def _lines_of_notes(path: Path, text: str, notes: list[Any]) -> list[int] | None:

@@ -13,6 +13,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     json_problem,
     paper_id_from_abstract,
     read_text,
@@ -22,19 +23,27 @@ from generator.sources.base import (
 def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     text = read_text(path)
     papers = []
+    unread = UnreadRecords(options.keep_going)
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(path, number, f"not valid JSON: {json_problem(error)}") from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, f"expected a JSON object, found {type(record).__name__}")
-        papers.append(_paper(record, SourceLocation(path, number)))
-    if not papers:
+            papers.append(_paper(_record(path, number, line), SourceLocation(path, number)))
+        except InputError as error:
+            unread.note(error)
+    if not papers and not unread.skipped:
         raise InputError(path, None, "file is empty; expected one JSON object per line with an 'abstract'")
-    return FileContents(collection_name=None, papers=papers)
+    return FileContents(collection_name=None, papers=papers, skipped=unread.skipped)
+
+
+def _record(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(path, number, f"not valid JSON: {json_problem(error)}") from None
+    if not isinstance(record, dict):
+        raise InputError(path, number, f"expected a JSON object, found {type(record).__name__}")
+    return record
 
 
 def _paper(record: dict[str, Any], where: SourceLocation) -> Paper:

@@ -22,7 +22,7 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
-from generator.sources.base import json_type, one_line, skipped_warning, web_url, year_in
+from generator.sources.base import UnreadRecords, json_type, one_line, skipped_warning, web_url, year_in
 
 SITE = "https://openreview.net"
 
@@ -31,46 +31,58 @@ def looks_like_note(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("content"), dict)
 
 
-def papers_from_notes(path: Path, notes: list[Any], lines: list[int] | None) -> tuple[list[Paper], list[str]]:
+def papers_from_notes(
+    path: Path, notes: list[Any], lines: list[int] | None, unread: UnreadRecords
+) -> tuple[list[Paper], list[str]]:
     papers: list[Paper] = []
     without_abstract: list[str] = []
     for index, note in enumerate(notes):
         line = lines[index] if lines else None
-        where = f"note [{index}]"
-
-        def fail(problem: str, where: str = where, line: int | None = line) -> InputError:
-            return InputError(path, line, f"{where}: {problem}")
-
-        if not looks_like_note(note):
-            raise fail(
-                f"expected an OpenReview note (an object with a 'content' object), found {json_type(note)}"
-                + (" without 'content'" if isinstance(note, dict) else "")
-            )
-        content = note["content"]
-        note_id = _identifier(note, "forum", fail) or _identifier(note, "id", fail)
-        abstract = _text(content, "abstract", fail)
-        if not abstract or not abstract.strip():
-            without_abstract.append(note_id or where)
+        try:
+            paper = _paper(path, index, note, line)
+        except InputError as error:
+            unread.note(error)
             continue
-        if not note_id:
-            raise fail("has no 'forum' or 'id'; a saved note always has one")
-        venue = one_line(_text(content, "venue", fail))
-        papers.append(
-            Paper(
-                id=note_id,
-                abstract=abstract.strip(),
-                source=SourceLocation(path, line or 1),
-                title=one_line(_text(content, "title", fail)),
-                authors=_text_list(content, "authors", fail),
-                url=_link(_text(content, "pdf", fail), note_id),
-                venue=venue,
-                year=(year_in(venue) if venue else None) or _year_of_date(note),
-                author_keywords=_text_list(content, "keywords", fail),
-                track=one_line(_text(content, "primary_area", fail)),
-            )
-        )
+        if isinstance(paper, Paper):
+            papers.append(paper)
+        else:
+            without_abstract.append(paper)
     return papers, skipped_warning(
         path, without_abstract, ("note", "notes"), "no abstract (reviews or comments?)"
+    )
+
+
+def _paper(path: Path, index: int, note: Any, line: int | None) -> Paper | str:
+    """The note as a paper, or, for a note without an abstract, how to name it in the warning."""
+    where = f"note [{index}]"
+
+    def fail(problem: str, where: str = where, line: int | None = line) -> InputError:
+        return InputError(path, line, f"{where}: {problem}")
+
+    if not looks_like_note(note):
+        raise fail(
+            f"expected an OpenReview note (an object with a 'content' object), found {json_type(note)}"
+            + (" without 'content'" if isinstance(note, dict) else "")
+        )
+    content = note["content"]
+    note_id = _identifier(note, "forum", fail) or _identifier(note, "id", fail)
+    abstract = _text(content, "abstract", fail)
+    if not abstract or not abstract.strip():
+        return note_id or where
+    if not note_id:
+        raise fail("has no 'forum' or 'id'; a saved note always has one")
+    venue = one_line(_text(content, "venue", fail))
+    return Paper(
+        id=note_id,
+        abstract=abstract.strip(),
+        source=SourceLocation(path, line or 1),
+        title=one_line(_text(content, "title", fail)),
+        authors=_text_list(content, "authors", fail),
+        url=_link(_text(content, "pdf", fail), note_id),
+        venue=venue,
+        year=(year_in(venue) if venue else None) or _year_of_date(note),
+        author_keywords=_text_list(content, "keywords", fail),
+        track=one_line(_text(content, "primary_area", fail)),
     )
 
 

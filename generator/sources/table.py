@@ -20,6 +20,7 @@ from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
     ReadOptions,
+    UnreadRecords,
     doi_url,
     one_line,
     paper_id_from_abstract,
@@ -126,16 +127,20 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     papers: list[Paper] = []
     without_abstract: list[str] = []
     without_link: list[str] = []
+    unread = UnreadRecords(options.keep_going)
     for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise InputError(
-                path,
-                line,
-                f"row has {len(row)} fields, the header has {len(header)}; "
-                "is a quote missing or a delimiter inside an unquoted field?",
+            unread.note(
+                InputError(
+                    path,
+                    line,
+                    f"row has {len(row)} fields, the header has {len(header)}; "
+                    "is a quote missing or a delimiter inside an unquoted field?",
+                )
             )
+            continue
 
         def cell(name: str, row: list[str] = row) -> str:
             index = columns.get(name)
@@ -153,6 +158,11 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         url = next((u for u in map(web_url, links) if u), None) or next(
             (u for u in map(doi_url, cells("doi")) if u), None
         )
+        try:
+            year = _year(path, line, cell("year"))
+        except InputError as error:
+            unread.note(error)
+            continue
         if links and url is None:
             without_link.append(f"line {line} ({links[0]!r})")
         papers.append(
@@ -164,14 +174,14 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 authors=split_authors(cell("authors"), family_first),
                 url=url,
                 venue=one_line(next(iter(cells("venue")), None)),
-                year=_year(path, line, cell("year")),
+                year=year,
                 author_keywords=tuple(
                     dict.fromkeys(k for text in cells("keywords") for k in split_list(text))
                 ),
                 track=one_line(cell("track")),
             )
         )
-    if not papers:
+    if not papers and not unread.skipped:
         raise InputError(path, None, f"no row has an abstract (in column {header[columns['abstract']]!r})")
     warnings = skipped_warning(
         path, without_abstract, ("row", "rows"), "no abstract (empty, or NA and the like)"
@@ -183,7 +193,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             f"{path}: {plural(len(without_link), 'row')} with only links "
             f"that are not http(s) addresses, left out: {shown}{' …' if len(without_link) > 3 else ''}"
         )
-    return FileContents(collection_name=None, papers=papers, warnings=warnings)
+    return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
 
 
 def _keywords(texts: list[str]) -> tuple[str, ...]:
