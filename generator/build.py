@@ -218,6 +218,12 @@ def _report_matches(settled: SettledPapers, reporter: Reporter) -> None:
         reporter.info("addresses: " + "; ".join(part for part in kept if part))
 
 
+def _shown_on_every_page(digest: Digest) -> tuple[str, bool]:
+    """What every page of the site shows beyond its own Markdown: the digest's name, and whether the
+    navigation lists Topics (``generator.site.hook``)."""
+    return digest.name, bool(digest.topics)
+
+
 def _write_and_build(
     settings: Settings,
     analysis: _Analysis,
@@ -265,13 +271,13 @@ def _write_and_build(
         return report, digest
 
     config_file = settings.resolve(settings.mkdocs_config)
-    fingerprint = site_fingerprint(report.fingerprint, config_file, pending.digest.name)
+    fingerprint = site_fingerprint(report.fingerprint, config_file, *_shown_on_every_page(pending.digest))
     if map_is_late:
         with reporter.stage("mkdocs build"):
             build_site(config_file, output.staged_docs, output.staged_site)
         digest = analysis.complete()  # reports the map's one line when it is laid out
         report = output.replace_docs(renderer.render_data(digest))
-        fingerprint = site_fingerprint(report.fingerprint, config_file, pending.digest.name)
+        fingerprint = site_fingerprint(report.fingerprint, config_file, *_shown_on_every_page(pending.digest))
     elif output.site_is_current(fingerprint):
         reporter.info("mkdocs build: skipped, the site is already built from these pages")
         output.keep_current_site()

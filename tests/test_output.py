@@ -390,3 +390,16 @@ def test_a_rebuild_keeps_unchanged_pages_by_their_recorded_size_and_time(
     page.write_bytes(made.replace(b"#", b"$", 1))
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert rendered == [page.stem] and page.read_bytes() == made
+
+
+def test_a_site_whose_navigation_gains_or_loses_topics_is_built_anew(tmp_path: Path) -> None:
+    """Every page shows the navigation, so an update that rebuilt only the changed pages would leave
+    the others naming (or missing) Topics: the settings part of the fingerprint differs."""
+    from generator.site.output import site_fingerprint
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\n", encoding="utf-8")
+    listed = site_fingerprint("docs", config, "Name", nav_lists_topics=True)
+    unlisted = site_fingerprint("docs", config, "Name", nav_lists_topics=False)
+    assert listed.settings != unlisted.settings and listed.docs == unlisted.docs
+    assert site_fingerprint("docs", config, "Name") == listed

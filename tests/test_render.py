@@ -237,3 +237,49 @@ def test_a_long_list_links_a_few_pages_and_every_page_is_reachable() -> None:
     assert [link["number"] for link in links] == [1, 10, 11, 12, 13, 14, 15, 16, 17, 20, 27]
     assert [link["number"] for link in links if link["gap"]] == [10, 20, 27]
     assert next(link for link in links if link["number"] == 15)["page"].endswith("browse/15.md")
+
+
+def test_topics_are_mentioned_only_when_the_digest_has_some(fake_embedder, tmp_path: Path) -> None:
+    from dataclasses import replace as replaced
+    from types import SimpleNamespace
+
+    from generator.site.hook import on_config
+    from generator.site.mkdocs_config import TOPICS_INDEX, generator_defaults, has_topic_pages
+    from generator.site.output import MANIFEST_NAME
+
+    digest = _digest(fake_embedder, _papers())
+    assert digest.topics  # eight papers in a few clear groups
+    renderer = PageRenderer()
+    with_topics = renderer.render(digest)
+    for paper in digest.papers:
+        paper.topic = None
+    bare = renderer.render(replaced(digest, topics=[]))
+    assert "[topics](topics/index.md)" in with_topics["about.md"]
+    assert "topic" not in bare["about.md"].lower() and "laid out on a [map](map.md)" in bare["about.md"]
+    assert "topics/index.md" not in bare["map.md"] and "by topic" in with_topics["map.md"]
+    assert "../topics/" in with_topics["explore.md"] and "../topics/" not in bare["explore.md"]
+    assert has_topic_pages(list(with_topics)) and not has_topic_pages(list(bare))
+
+    def nav_for(files: list[str], docs: Path) -> list:
+        """The navigation the site's hook gives a build of docs whose manifest lists ``files``."""
+        docs.mkdir()
+        (docs / MANIFEST_NAME).write_text(json.dumps({"name": "N", "files": files}), encoding="utf-8")
+        theme = SimpleNamespace(dirs=[], custom_dir=None)
+        return on_config({"theme": theme, "docs_dir": str(docs), "nav": generator_defaults()["nav"]})["nav"]
+
+    assert {"Topics": TOPICS_INDEX} in nav_for(list(with_topics), tmp_path / "with")
+    nav = nav_for(list(bare), tmp_path / "bare")
+    assert {"Topics": TOPICS_INDEX} not in nav and {"Map": "map.md"} in nav
+
+
+def test_explore_names_only_the_facets_some_paper_has(fake_embedder) -> None:
+    from generator.site.render import explore_facets
+
+    location = SourceLocation(Path("x.txt"), 1)
+    bare = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]
+    digest = _digest(fake_embedder, bare)
+    assert explore_facets(digest) == ["topic", "keyword"]
+    page = PageRenderer().render(digest)["explore.md"]
+    assert "by\ntopic and keyword, in any combination." in page and "author" not in page
+    one_with_a_year = [*bare[:-1], Paper(id="y", abstract=SAMPLE_ABSTRACTS[-1], source=location, year=2024)]
+    assert explore_facets(_digest(fake_embedder, one_with_a_year)) == ["topic", "keyword", "year"]

@@ -1,4 +1,5 @@
-"""MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest, unwraps the
+"""MkDocs hook (listed under ``hooks:`` in mkdocs.yml): names the site after the digest (and leaves
+Topics out of its navigation when it has none), unwraps the
 lists of links the templates write as HTML, writes each paper's Google Scholar tags and the feed's
 link into the page's head, marks the pages search finds and indexes them with Pagefind once the site is
 built (``generator.site.search_index``), minifies every page, writes its Content-Security-Policy
@@ -27,6 +28,7 @@ from generator.site.csp import theme_scripts, with_policy
 from generator.site.feed import FEED_NAME
 from generator.site.icons import ICONS_FOLDER, share_icons, write_icon_file
 from generator.site.minify import minify_html
+from generator.site.mkdocs_config import TOPICS_INDEX, has_topic_pages, nav_without
 from generator.site.output import MANIFEST_NAME
 from generator.site.search_index import write_search_index
 from generator.site.search_text import SEARCHED
@@ -44,12 +46,17 @@ def on_config(config):
         dirs.insert(1 if config["theme"].custom_dir else 0, str(THEME_FOLDER))
     manifest = Path(config["docs_dir"]) / MANIFEST_NAME
     try:
-        name = json.loads(manifest.read_text(encoding="utf-8")).get("name")
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
+        name, files = recorded.get("name"), recorded.get("files")
     except (OSError, ValueError, AttributeError):
         return config
     if isinstance(name, str) and name.strip():
         # Themes print site_name as HTML, unescaped; the name comes from an input file.
         config["site_name"] = html.escape(name.strip(), quote=False)
+    if isinstance(files, list) and config["nav"] and not has_topic_pages(files):
+        # A digest whose papers fall into no topics: its topics page only says so, so the
+        # navigation leaves it out (the page stays, for links made when there were topics).
+        config["nav"] = nav_without(config["nav"], TOPICS_INDEX)
     return config
 
 

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import DigestError
-from generator.sources import DEFAULT_COLLECTION_NAME
 
 DEFAULTS_FILE = Path(__file__).with_name("mkdocs_defaults.yml")
 HOOK_FILE = Path(__file__).with_name("hook.py")
+TOPICS_INDEX = "topics/index.md"
+"""The topics page the navigation lists (``mkdocs_defaults.yml``), left out when there are no topics."""
 REPLACED_PLUGINS = frozenset({"search", "material/search"})
 """Left out of every build: the site's search is Pagefind's, with its own box in the header."""
 
@@ -93,6 +94,8 @@ def merged_settings(owner: Mapping[str, Any], defaults: Mapping[str, Any] | None
         merged["theme"] = {"name": "material", "font": False}
     site_name = owner.get("site_name")
     if not (isinstance(site_name, str) and site_name.strip()):
+        from generator.sources import DEFAULT_COLLECTION_NAME
+
         # MkDocs requires one; the hook names the site after the digest anyway (the inputs name it
         # when the owner does not).
         merged["site_name"] = DEFAULT_COLLECTION_NAME
@@ -192,3 +195,14 @@ def _nav(ours: list | None, theirs: list | None) -> list:
             nav.append(item)
             listed |= _nav_pages(item)
     return nav
+
+
+def has_topic_pages(docs_files: list[str]) -> bool:
+    """Whether a digest's generated files (its docs manifest's list) hold a page for some topic."""
+    folder = TOPICS_INDEX.rsplit("/", 1)[0] + "/"
+    return any(isinstance(f, str) and f.startswith(folder) and f != TOPICS_INDEX for f in docs_files)
+
+
+def nav_without(nav: list, page: str) -> list:
+    """``nav`` less its entries that open ``page`` (``{"Topics": "topics/index.md"}`` or the bare path)."""
+    return [item for item in nav if _nav_pages(item) != {page}]

@@ -349,16 +349,20 @@ class SiteFingerprint:
         return {"docs": self.docs, "settings": self.settings}
 
 
-def site_fingerprint(docs_fingerprint: str, config_file: Path, site_name: str) -> SiteFingerprint:
+def site_fingerprint(
+    docs_fingerprint: str, config_file: Path, site_name: str, nav_lists_topics: bool = True
+) -> SiteFingerprint:
     """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
-    read, the digest's name (every page shows it), the versions of MkDocs, the theme and Pagefind, and this
-    package's code (its hooks). The site's date (``generator.site.source_date``) goes with the docs:
-    only the sitemap shows it, and every build, an update too, writes the sitemap whole."""
+    read, the digest's name and whether the navigation lists Topics (every page shows both), the
+    versions of MkDocs, the theme and Pagefind, and this package's code (its hooks). The site's date
+    (``generator.site.source_date``) goes with the docs: only the sitemap shows it, and every build,
+    an update too, writes the sitemap whole."""
     from importlib.metadata import version
 
     from generator.site.mkdocs_config import settings_fingerprint
 
     parts = [config_file.read_text(encoding="utf-8"), settings_fingerprint(), site_name]
+    parts += [] if nav_lists_topics else ["no topics in the navigation"]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
     parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "pagefind-bin")]
     parts.append(source_fingerprint())

@@ -431,7 +431,11 @@ class PageRenderer:
         files.update(self._keyword_list_pages(digest, keyword_pages, keyword_papers))
         files.update(self._list_pages(digest, paper_paths))
         files[EXPLORE_PAGE] = self._templated(
-            digest, "explore.md.j2", data_url=self._root_of(EXPLORE_PAGE) + EXPLORE_DATA
+            digest,
+            "explore.md.j2",
+            data_url=self._root_of(EXPLORE_PAGE) + EXPLORE_DATA,
+            facets=explore_facets(digest),
+            has_topics=bool(digest.topics),
         )
         files[SAVED_PAGE] = self._templated(
             digest,
@@ -452,6 +456,7 @@ class PageRenderer:
             digest,
             "about.md.j2",
             version=__version__,
+            has_topics=bool(digest.topics),
             keyword_page_count=len(keyword_pages),
             min_papers_per_keyword_page=MIN_PAPERS_PER_KEYWORD_PAGE,
         )
@@ -614,6 +619,7 @@ class PageRenderer:
             "map.md.j2",
             data_url=root + MAP_DATA,
             root=root,
+            has_topics=bool(digest.topics),
             topics_url=root + self.site_path(f"{TOPICS_DIR}/index.md"),
         )
 
@@ -683,6 +689,22 @@ class _ListPage:
 
 PAGER_ALL_UP_TO = 15
 PAGER_WINDOW = 3
+
+
+def explore_facets(digest: Digest) -> list[str]:
+    """What Explore can narrow this digest's papers by: only what some paper has (reader.js draws a
+    control for each from the same data), so a digest of bare abstracts shows no empty Author, Venue
+    or Year control."""
+    sources = [paper.entry.paper for paper in digest.papers]
+    present = {
+        "topic": bool(digest.topics),
+        "keyword": any(paper.keywords or paper.author_keywords for paper in digest.papers),
+        "author": any(source.authors for source in sources),
+        "venue": any(source.venue for source in sources),
+        "track": any(source.track for source in sources),
+        "year": any(source.year for source in sources),
+    }
+    return [facet for facet, found in present.items() if found]
 
 
 def pager_numbers(current: int, total: int) -> list[int]:

@@ -284,25 +284,26 @@
       form.append(list);
       return input;
     };
-    field("topic", "Topic", select([["", "All topics"], ...data.topics.map((t, i) => [String(i), t])]));
-    field("keyword", "Keyword", listInput("paper-explore-keywords", data.keywords));
-    field("author", "Author", listInput("paper-explore-authors", data.authors));
-    field("venue", "Venue", select([["", "All venues"], ...data.venues.map((v, i) => [String(i), v])]));
+    // A control only for what some paper has: a digest of bare abstracts has no authors, venues or
+    // years, and an empty control would only puzzle (explore.md.j2 names the same facets).
     const tracks = data.tracks || [];
+    if (data.topics.length) {
+      field("topic", "Topic", select([["", "All topics"], ...data.topics.map((t, i) => [String(i), t])]));
+    }
+    if (data.keywords.length) field("keyword", "Keyword", listInput("paper-explore-keywords", data.keywords));
+    if (data.authors.length) field("author", "Author", listInput("paper-explore-authors", data.authors));
+    if (data.venues.length) {
+      field("venue", "Venue", select([["", "All venues"], ...data.venues.map((v, i) => [String(i), v])]));
+    }
     if (tracks.length) {
       field("track", "Track", select([["", "All tracks"], ...tracks.map((t, i) => [String(i), t])]));
     }
-    field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
-    field(
-      "sort",
-      "Sort by",
-      select([
-        ["", "Digest order"],
-        ["title", "Title"],
-        ["year", "Year, newest first"],
-        ["-year", "Year, oldest first"],
-      ]),
-    );
+    if (years.length) {
+      field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
+    }
+    const sortings = [["", "Digest order"], ["title", "Title"]];
+    if (years.length) sortings.push(["year", "Year, newest first"], ["-year", "Year, oldest first"]);
+    field("sort", "Sort by", select(sortings));
     const clear = element("button", "md-button paper-explore__clear", "Clear");
     clear.type = "reset";
     form.append(clear);
@@ -326,31 +327,32 @@
     }
 
     function stateFromForm() {
-      const value = (name) => controls[name].value.trim();
+      // A facet without a control (nothing has it) filters nothing.
+      const value = (name) => (controls[name] ? controls[name].value.trim() : "");
       return {
         topic: value("topic") ? data.topics[Number(value("topic"))] || "" : "",
         keyword: value("keyword"),
         author: value("author"),
         venue: value("venue") ? data.venues[Number(value("venue"))] || "" : "",
-        track: controls.track && value("track") ? tracks[Number(value("track"))] || "" : "",
+        track: value("track") ? tracks[Number(value("track"))] || "" : "",
         year: value("year"),
         sort: value("sort"),
       };
     }
 
     function fillForm(state) {
-      const topic = data.topics.indexOf(state.topic);
-      const venue = data.venues.indexOf(state.venue);
-      controls.topic.value = topic >= 0 ? String(topic) : "";
-      controls.keyword.value = state.keyword;
-      controls.author.value = state.author;
-      controls.venue.value = venue >= 0 ? String(venue) : "";
-      if (controls.track) {
-        const track = tracks.indexOf(state.track);
-        controls.track.value = track >= 0 ? String(track) : "";
-      }
-      controls.year.value = years.includes(Number(state.year)) ? state.year : "";
-      controls.sort.value = ["title", "year", "-year"].includes(state.sort) ? state.sort : "";
+      const set = (name, value) => {
+        if (controls[name]) controls[name].value = value;
+      };
+      const position = (list, name) => (list.indexOf(name) >= 0 ? String(list.indexOf(name)) : "");
+      set("topic", position(data.topics, state.topic));
+      set("keyword", state.keyword);
+      set("author", state.author);
+      set("venue", position(data.venues, state.venue));
+      set("track", position(tracks, state.track));
+      set("year", years.includes(Number(state.year)) ? state.year : "");
+      const sorts = [...controls.sort.options].map((option) => option.value);
+      set("sort", sorts.includes(state.sort) ? state.sort : "");
     }
 
     function writeUrl(state) {
@@ -440,6 +442,7 @@
       ["keyword", keywordIndex],
       ["author", authorIndex],
     ]) {
+      if (!controls[name]) continue;
       controls[name].addEventListener("input", () => {
         const value = controls[name].value.trim().toLowerCase();
         if (!value || index.has(value)) onChange();
