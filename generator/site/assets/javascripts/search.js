@@ -361,17 +361,55 @@
     });
   }
 
+  // --- the 404 page ----------------------------------------------------------------------------
+
+  // The words of a missing address, as a query: "/repo/papers/graph-mix-for-nodes-c407fd/" is
+  // "graph mix for nodes" (a page's id suffix and the site's folders are no words to search for).
+  function addressWords(path) {
+    const segments = decodeURIComponent(path)
+      .replace(/\.html?$/i, "")
+      .split("/")
+      .filter((segment) => segment && segment !== "index");
+    const root = ROOT.pathname.split("/").filter(Boolean).length;
+    const own = segments.slice(root).filter((segment) => !/^(papers|keywords|topics|browse|keyword-list)$/.test(segment));
+    const last = own[own.length - 1] || "";
+    return last
+      .split(/[-_+.\s]+/)
+      .filter((word) => word && !/^[0-9a-f]{6,}$/i.test(word) && !/^\d+$/.test(word))
+      .join(" ");
+  }
+
+  // The 404 page's form (theme/404.html), hidden until here: it types its query into the header's
+  // box and searches, as if the reader had typed it there.
+  function setUpNotFound() {
+    const form = document.querySelector("form.paper-not-found");
+    if (!form || !parts || form.dataset.ready) return;
+    const query = form.querySelector("input");
+    query.value = addressWords(location.pathname);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      parts.input.value = query.value;
+      parts.input.focus();
+      parts.input.dispatchEvent(new Event("input"));
+    });
+    form.hidden = false;
+    form.dataset.ready = "yes";
+  }
+
   // The header stays across instant navigation, so the box is built once; a page without the box
   // (the first one, or one loaded whole) gets it.
   function setUpPage() {
     const header = document.querySelector(".md-header__inner");
-    if (!header || header.querySelector(".paper-search") || !toggle()) return;
-    if (!parts) setUpKeys();
-    parts = buildBox();
-    const source = header.querySelector(".md-header__source");
-    if (source) source.before(parts.button, parts.box);
-    else header.append(parts.button, parts.box);
-    setUpBox(parts);
+    if (!header || !toggle()) return;
+    if (!header.querySelector(".paper-search")) {
+      if (!parts) setUpKeys();
+      parts = buildBox();
+      const source = header.querySelector(".md-header__source");
+      if (source) source.before(parts.button, parts.box);
+      else header.append(parts.button, parts.box);
+      setUpBox(parts);
+    }
+    setUpNotFound();
   }
 
   if (typeof document$ !== "undefined") document$.subscribe(setUpPage);
