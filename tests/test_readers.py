@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -933,6 +934,11 @@ def test_endnote_tab_delimited_export_reads_without_columns(tmp_path: Path) -> N
         "NeurIPS",
         "https://example.org/2",
     )
+    # EndNote saves it as .txt: read as the table it is, not as a name line and abstracts.
+    as_text = _write(tmp_path, "endnote.txt", text.replace('"', ""))
+    assert list(read_collection([as_text]).papers) == [
+        replace(paper, source=replace(paper.source, path=as_text)) for paper in (one, two)
+    ]
 
 
 def test_jabref_openoffice_csv_export_reads_without_columns(tmp_path: Path) -> None:

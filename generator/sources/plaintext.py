@@ -1,6 +1,9 @@
 """The bundled format: a UTF-8 text file whose first line names the collection, then
 abstracts separated by blank lines. Lines of one abstract that are not separated by a
-blank line belong to the same abstract."""
+blank line belong to the same abstract.
+
+A ``.txt`` file whose first line is a tab-separated header with an abstract column (EndNote's
+"Tab Delimited" export) is read as the table it is."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.model import Paper, SourceLocation
+from generator.sources import table
 from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
@@ -21,6 +25,9 @@ MAX_HEADER_LENGTH = 200
 
 def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     lines = read_text(path).split("\n")
+    if "\t" in lines[0] and table.names_an_abstract_column(lines[0].split("\t")):
+        # EndNote saves its "Tab Delimited" export as .txt: a table, not a collection name and abstracts.
+        return table.read(path, options)
     blocks = _blocks(lines)
     if not blocks:
         raise InputError(

@@ -341,6 +341,13 @@ def _columns(path: Path, line: int, header: list[str], options: ReadOptions) -> 
     return _Columns(chosen)
 
 
+def names_an_abstract_column(header: list[str]) -> bool:
+    """Whether a header row has a column the reader takes the abstract from without ``--columns``."""
+    names = {normalise_header(name) for name in header}
+    known = {normalise_header(alias) for alias in COLUMN_ALIASES["abstract"]}
+    return bool(names & known) or any(identifying <= names for identifying, _ in KNOWN_LAYOUTS)
+
+
 def _unread_columns(path: Path, header: list[str], columns: _Columns) -> list[str]:
     """A warning when no column was taken for the title or the authors while some columns were not
     read at all: one of them may hold what a reader misses (``Writers``, ``Paper Title``)."""
