@@ -119,6 +119,7 @@ def test_a_missing_address_offers_search_with_its_words_and_the_home_page(
     assert response is not None and response.status == 404
     form = page.locator("form.paper-not-found")
     expect(form).to_be_visible()
+    assert page.locator(".paper-star").count() == 0  # at a paper's address, but no paper to save
     query = form.locator("input")
     expect(query).to_have_value("graphmix semi supervised node classification")
     query.fill("graphmix")

@@ -134,7 +134,9 @@
   function addStars(article) {
     const here = siteRelative(location.href);
     const heading = article.querySelector("h1");
-    if (isPaperUrl(here) && heading && !article.querySelector(".paper-actions")) {
+    // The 404 page answers at a missing paper's address too: it is no paper to save.
+    const missing = article.querySelector(".paper-not-found");
+    if (isPaperUrl(here) && heading && !missing && !article.querySelector(".paper-actions")) {
       const actions = document.createElement("p");
       actions.className = "paper-actions";
       actions.append(starButton(here, readableText(heading), true));
