@@ -137,5 +137,7 @@ def test_a_missing_address_offers_search_with_its_words_and_the_home_page(
     home.click()
     page.wait_for_url(lambda address: url_path(address) == "/repo/")
     expect(page.locator(f"{CONTENT} h1")).to_contain_text(NAME)
-    errors = [e for e in tab.monitor.same_origin_errors() if "404" not in e and "/no/such/" not in e]
-    assert [e for e in errors if "graphmix-semi" not in e] == []
+    # Nothing failed but the two missing addresses themselves (and fetches a navigation cut short).
+    missing_addresses = ("/no/such/deep/page/", "/graphmix-semi-supervised-node-classification-c407fd/")
+    errors = [e for e in tab.monitor.same_origin_errors() if "net::ERR_ABORTED" not in e]
+    assert [e for e in errors if not any(address in e for address in missing_addresses)] == []
