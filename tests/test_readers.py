@@ -747,6 +747,13 @@ def _raw_files(title: str, abstract: str, author: str) -> dict[str, str]:
     return {
         "raw.csv": f"title,abstract,authors\n{title},{abstract},{author}\n",
         "raw.tsv": f"title\tabstract\tauthors\n{title}\t{abstract}\t{author}\n",
+        # Reference managers' shapes: Zotero's headers, EndNote's tabs and "//", JabRef's Custom1.
+        "zotero.csv": "Key,Title,Author,Abstract Note,Manual Tags\n"
+        f"K1,{title},{author}; {author},{abstract},{title}\n",
+        "endnote.txt": "Reference Type\tTitle\tAuthor\tAbstract\n"
+        f"Journal Article\t{title}\t{author}//{author}\t{abstract}\n",
+        "jabref.csv": "BibliographyType,Identifier,Author,Title,Custom1,Custom3\n"
+        f"7,{title},{author} and {author},{title},{abstract},{author}\n",
         "raw.bib": f"@article{{key,\n title = {{{title}}},\n author = {{{author}}},\n"
         f" abstract = {{{abstract}}}\n}}\n",
         "raw.xml": ATOM_HEAD + f"<entry><id>http://arxiv.org/abs/1</id><title>{title}</title>"
