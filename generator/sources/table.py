@@ -175,9 +175,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 url=url,
                 venue=one_line(next(iter(cells("venue")), None)),
                 year=year,
-                author_keywords=tuple(
-                    dict.fromkeys(k for text in cells("keywords") for k in split_list(text))
-                ),
+                author_keywords=_keywords(cells("keywords")),
                 track=one_line(cell("track")),
             )
         )
@@ -213,7 +211,7 @@ def split_list(text: str) -> tuple[str, ...]:
 
 def split_authors(text: str, family_first: bool = False) -> tuple[str, ...]:
     """Authors separated by ``|``, ``;`` or ``//`` (Mini-Conf, Zotero, EndNote), or else by commas and
-    ``and``. With ``family_first`` (the file writes "Family, Given" names: Zotero, JabRef), names are
+    ``and``. With ``family_first`` (the file writes "Family, Given" names: ``family_first_names``), names are
     separated by those marks or by `` and `` (BibTeX style), and read "Given Family", as the BibTeX
     reader gives them."""
     if family_first:
@@ -225,8 +223,8 @@ def split_authors(text: str, family_first: bool = False) -> tuple[str, ...]:
 
 def family_first_names(cells: list[str], header: list[str]) -> bool:
     """Whether a file's author cells hold "Family, Given" names: an export known to write them
-    (Zotero, JabRef's CSV, EndNote), or some cell listing several names that each hold exactly one comma. One
-    name alone ("Lee, Bo") could be two, so only the file as a whole tells."""
+    (Zotero, JabRef's CSV, EndNote), or some cell listing several names that each hold exactly one
+    comma. One name alone ("Lee, Bo") could be two, so only the file as a whole tells."""
     if {normalise_header(name) for name in header} & FAMILY_FIRST_HEADERS:
         return True
     for cell in cells:
