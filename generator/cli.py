@@ -127,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings(arguments, folder)
         docs_dir = (arguments.docs_dir or folder.root / "docs").absolute()
         inputs = tuple(arguments.inputs) or tuple(settings.resolve(p) for p in settings.inputs)
-        record = folder.root / ADDRESS_RECORD
+        # The addresses are those of the pages in this docs folder: beside the digest's own docs, the
+        # digest's record; a build into other docs (--docs-dir) keeps its own beside them.
+        record = docs_dir.parent / ADDRESS_RECORD
         if arguments.command == "build":
             site_dir = None if arguments.no_site else (arguments.site_dir or folder.root / "site").absolute()
             request = BuildRequest(

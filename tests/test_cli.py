@@ -106,6 +106,7 @@ def test_keep_going_builds_the_readable_papers_and_lists_every_skipped_record_la
     docs = tmp_path / "docs"
     common = [str(papers), "--project", str(PROJECT_ROOT), "--docs-dir", str(docs), "--no-site"]
     common += ["--cache-dir", str(tmp_path / "cache"), "--quiet"]
+    digest_record = (PROJECT_ROOT / "paper-addresses.json").read_bytes()
     assert main(["build", *common]) == 1  # strict by default: nothing written
     assert f"{papers}:2: missing 'abstract'" in capsys.readouterr().err and not docs.exists()
 
@@ -117,3 +118,6 @@ def test_keep_going_builds_the_readable_papers_and_lists_every_skipped_record_la
     assert summary[1].strip().startswith(f"{papers}:2: missing 'abstract'")
     assert summary[2].strip().startswith(f"{papers}:4: not valid JSON")
     assert len(list((docs / "papers").glob("*.md"))) == 2
+    # A build into other docs keeps its addresses beside them, not in the digest's record.
+    assert (tmp_path / "paper-addresses.json").is_file()
+    assert (PROJECT_ROOT / "paper-addresses.json").read_bytes() == digest_record
