@@ -67,14 +67,14 @@ def mkdocs_builds(docs: Path, repeats: int) -> dict[str, list[float]]:
     real = csp.with_policy
     inside: list[float] = []
 
-    def timed_policy(html: str, theme: csp.ThemeScripts, live_reload: bool = False) -> csp.PagePolicy:
+    def timed_policy(html: str, theme: csp.ThemeScripts) -> csp.PagePolicy:
         start = time.perf_counter()
         try:
-            return real(html, theme, live_reload)
+            return real(html, theme)
         finally:
             inside[-1] += time.perf_counter() - start
 
-    def no_policy(html: str, theme: csp.ThemeScripts, live_reload: bool = False) -> csp.PagePolicy:
+    def no_policy(html: str, theme: csp.ThemeScripts) -> csp.PagePolicy:
         return csp.PagePolicy(html, "", ())
 
     times: dict[str, list[float]] = {"with policy": [], "without policy": [], "inside with_policy": inside}

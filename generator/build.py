@@ -53,6 +53,9 @@ class BuildRequest:
     each paper's address, written when the build succeeded. ``None``: addresses come from the ids."""
     keep_going: bool = False
     """Build from the records that can be read, passing over (and naming) those that cannot."""
+    wait_for_lock: bool = False
+    """When another build is writing the docs folder (``paper-digest serve`` rebuilding), wait for it
+    instead of stopping with an error."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +69,28 @@ class BuildResult:
     """With ``keep_going``: each record or file passed over, as "file:line: problem"."""
 
 
-def open_embedder(settings: Settings) -> CachedEmbedder:
-    backend = SentenceTransformerEmbedder(
-        settings.model, precision=settings.precision, device=settings.device
-    )
+def build_summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
+    """The one line that says what was built and where, printed even with --quiet."""
+    counts = result.embedded
+    if result.analysis_reused:
+        work = "nothing embedded, the last analysis reused"
+    else:
+        made = [plural(counts.papers, "paper"), plural(counts.phrases, "keyword phrase")]
+        embedded = f"embedded {' and '.join(made)}" if counts.papers or counts.phrases else "nothing embedded"
+        work = f"{embedded}; {plural(counts.cached, 'text')} from the cache"
+    papers = plural(len(result.digest.papers), "paper")
+    where = f"site in {site_dir}" if site_dir is not None else f"Markdown in {docs_dir}"
+    return f"built {papers}: {where} ({work})"
+
+
+def open_backend(settings: Settings) -> SentenceTransformerEmbedder:
+    """The model the settings name (loaded on first use)."""
+    return SentenceTransformerEmbedder(settings.model, precision=settings.precision, device=settings.device)
+
+
+def open_embedder(settings: Settings, backend: Embedder | None = None) -> CachedEmbedder:
+    """The settings' model (or ``backend``, one kept loaded between builds) behind the digest's cache."""
+    backend = backend or open_backend(settings)
     cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_DATABASE)
     return CachedEmbedder(backend, cache)
 
@@ -78,7 +99,13 @@ def build_digest(
     settings: Settings, request: BuildRequest, reporter: Reporter, embedder: Embedder | None = None
 ) -> BuildResult:
     """Read, analyse, render and build; one build at a time per docs folder."""
-    with build_lock(request.docs_dir):
+
+    def waiting(holder: str) -> None:
+        reporter.result(
+            f"waiting for another paper-digest build (pid {holder}) to finish with {request.docs_dir}"
+        )
+
+    with build_lock(request.docs_dir, waiting if request.wait_for_lock else None):
         return _build(settings, request, reporter, embedder)
 
 

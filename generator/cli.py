@@ -10,7 +10,7 @@ from pathlib import Path
 
 from generator import DISTRIBUTION, __version__
 from generator.analysis.embed import DEVICES, PRECISIONS
-from generator.build import BuildRequest, BuildResult, build_digest
+from generator.build import BuildRequest, build_digest, build_summary
 from generator.errors import DigestError
 from generator.progress import Reporter, plural
 from generator.project import DigestFolder, find_digest_folder
@@ -100,9 +100,6 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="build the digest: Markdown into docs/, the site into site/")
     common(build)
-    build.add_argument(
-        "--site-dir", type=Path, help="where the built site goes (default: site/ in the digest)"
-    )
     build.add_argument("--no-site", action="store_true", help="write the Markdown only; skip mkdocs build")
     build.add_argument(
         "--keep-going",
@@ -111,9 +108,19 @@ def _parser() -> argparse.ArgumentParser:
         "why) at the end; by default the first unreadable record stops the build before anything is written",
     )
 
-    serve = commands.add_parser("serve", help="build the Markdown, then preview the site with live reload")
+    serve = commands.add_parser(
+        "serve",
+        help="build the site, serve it, and rebuild it (and reload the page) when abstracts/, mkdocs.yml, "
+        "site_templates/ or pyproject.toml change",
+    )
     common(serve)
-    serve.add_argument("--dev-addr", help="address to serve on (default: 127.0.0.1:8000)")
+    serve.add_argument(
+        "--dev-addr", help="address to serve on (default: dev_addr in mkdocs.yml, else 127.0.0.1:8000)"
+    )
+    for command in (build, serve):
+        command.add_argument(
+            "--site-dir", type=Path, help="where the built site goes (default: site/ in the digest)"
+        )
     return parser
 
 
@@ -124,31 +131,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _new(arguments)
         reporter = Reporter(quiet=arguments.quiet)
         folder = find_digest_folder(arguments.project)
-        settings = _settings(arguments, folder)
         docs_dir = (arguments.docs_dir or folder.root / "docs").absolute()
-        inputs = tuple(arguments.inputs) or tuple(settings.resolve(p) for p in settings.inputs)
+        no_site = arguments.command == "build" and arguments.no_site
+        site_dir = None if no_site else (arguments.site_dir or folder.root / "site").absolute()
         # The addresses are those of the pages in this docs folder: beside the digest's own docs, the
         # digest's record; a build into other docs (--docs-dir) keeps its own beside them.
         record = docs_dir.parent / ADDRESS_RECORD
-        if arguments.command == "build":
-            site_dir = None if arguments.no_site else (arguments.site_dir or folder.root / "site").absolute()
-            request = BuildRequest(
-                inputs, docs_dir, site_dir, arguments.name, arguments.refit, record, arguments.keep_going
+        keep_going = arguments.command == "build" and arguments.keep_going
+
+        def request(settings: Settings) -> BuildRequest:
+            inputs = tuple(arguments.inputs) or tuple(settings.resolve(p) for p in settings.inputs)
+            # A build waits for a rebuild of serve's to finish; serve leaves a busy folder to the build.
+            waits = arguments.command == "build"
+            return BuildRequest(
+                inputs, docs_dir, site_dir, arguments.name, arguments.refit, record, keep_going, waits
             )
-            result = build_digest(settings, request, reporter)
-            reporter.result(_summary(result, docs_dir, site_dir))
+
+        if arguments.command == "build":
+            settings = _settings(arguments, folder)
+            result = build_digest(settings, request(settings), reporter)
+            reporter.result(build_summary(result, docs_dir, site_dir))
             if result.skipped:
                 reporter.result(_skipped_summary(result.skipped))
         else:
-            from generator.site.output import serve_site
+            from generator.site.preview import Preview, PreviewTarget
 
-            result = build_digest(
-                settings,
-                BuildRequest(inputs, docs_dir, None, arguments.name, arguments.refit, record),
-                reporter,
-            )
-            reporter.result(_summary(result, docs_dir, None))
-            serve_site(folder.config_file, docs_dir, arguments.dev_addr)
+            def target() -> PreviewTarget:
+                """Read afresh before each rebuild: pyproject.toml may have changed."""
+                settings = _settings(arguments, folder)
+                return PreviewTarget(settings, request(settings))
+
+            Preview(target, reporter, arguments.dev_addr).serve()
     except DigestError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -175,20 +188,6 @@ def _new(arguments: argparse.Namespace) -> int:
     step = "" if inputs else "put your paper files in abstracts/, then "
     print(f"next: cd {arguments.directory} && {step}paper-digest build (or paper-digest serve to preview)")
     return 0
-
-
-def _summary(result: BuildResult, docs_dir: Path, site_dir: Path | None) -> str:
-    """The one line that says what was built and where, printed even with --quiet."""
-    counts = result.embedded
-    if result.analysis_reused:
-        work = "nothing embedded, the last analysis reused"
-    else:
-        made = [plural(counts.papers, "paper"), plural(counts.phrases, "keyword phrase")]
-        embedded = f"embedded {' and '.join(made)}" if counts.papers or counts.phrases else "nothing embedded"
-        work = f"{embedded}; {plural(counts.cached, 'text')} from the cache"
-    papers = plural(len(result.digest.papers), "paper")
-    where = f"site in {site_dir}" if site_dir is not None else f"Markdown in {docs_dir}"
-    return f"built {papers}: {where} ({work})"
 
 
 def _skipped_summary(skipped: Sequence[str]) -> str:

@@ -74,7 +74,7 @@ def test_serve_prints_the_address_it_is_bound_to(capsys: pytest.CaptureFixture[s
 
 def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
     from generator.analysis.analyse import EmbeddingCounts
-    from generator.cli import _summary
+    from generator.build import build_summary
     from generator.progress import plural
 
     class Result:
@@ -82,7 +82,7 @@ def test_the_last_line_counts_in_words(tmp_path: Path) -> None:
         analysis_reused = False
         embedded = EmbeddingCounts(papers=1, phrases=1204, cached=0)
 
-    line = _summary(Result(), tmp_path / "docs", tmp_path / "site")  # type: ignore[arg-type]
+    line = build_summary(Result(), tmp_path / "docs", tmp_path / "site")  # type: ignore[arg-type]
     where = tmp_path / "site"
     work = "embedded 1 paper and 1,204 keyword phrases; 0 texts from the cache"
     assert line == f"built 1 paper: site in {where} ({work})"

@@ -228,30 +228,45 @@ class PagePolicy:
     """Inline scripts the theme did not write, which the policy leaves out: browsers will not run them."""
 
 
-def with_policy(html: str, theme: ThemeScripts, live_reload: bool = False) -> PagePolicy:
+def with_policy(html: str, theme: ThemeScripts) -> PagePolicy:
     """``html`` with a ``<meta http-equiv="Content-Security-Policy">`` that allows the theme's
     inline scripts found in it, placed first in ``<head>`` after the character encoding
     declaration (which must stay in the page's first 1,024 bytes), before anything that loads or
-    runs. A page without ``<head>`` is returned as it is, with an empty policy.
-
-    ``live_reload``: for the preview server, which writes its live-reload script (different on every
-    request) into each page it serves: inline scripts are allowed there, by ``'unsafe-inline'`` in
-    place of the hashes, and none is reported. Never for a site that is published."""
+    runs. A page without ``<head>`` is returned as it is, with an empty policy."""
     allowed: list[str] = []
     refused: list[InlineScript] = []
-    for script in () if live_reload else inline_scripts(html):
+    for script in inline_scripts(html):
         if theme.written_by_theme(script):
             if script.source not in allowed:
                 allowed.append(script.source)
         else:
             refused.append(script)
-    policy = policy_text(["'unsafe-inline'"] if live_reload else allowed)
+    policy = policy_text(allowed)
     head = _HEAD.search(html)
     if head is None:
         return PagePolicy(html, "", tuple(refused))
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
     at = head.end()
     return PagePolicy(html[:at] + meta + html[at:], policy, tuple(refused))
+
+
+_POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="(?P<policy>[^"]*)">')
+
+
+def allow_inline_script(html: str, script_text: str) -> str:
+    """A built page with one more inline script allowed, by the hash of its exact text: for the
+    preview server, which writes its live-reload script (different on every request) into each
+    page as it serves it. The built site never holds it."""
+    meta = _POLICY_META.search(html)
+    if meta is None:
+        return html
+    source = InlineScript(script_text, 0).source
+    directives = [
+        f"{directive} {source}" if directive.startswith("script-src ") else directive
+        for directive in meta["policy"].split("; ")
+    ]
+    start, end = meta.span("policy")
+    return html[:start] + "; ".join(directives) + html[end:]
 
 
 _HEAD = re.compile(r"<head(?:[\t\n\f\r ][^>]*)?>(?:\s*<meta[\t\n\f\r ]+charset=[^>]*>)?", re.I)

@@ -72,11 +72,6 @@ def on_page_content(content, page, config, files):
 
 log = get_plugin_logger("paper-digest")
 
-LIVE_RELOAD = "paper_digest_live_reload"
-"""Set under ``extra`` by ``paper-digest serve``: its pages get the live-reload script MkDocs writes
-into each page it serves, which the published policy would refuse (``generator.site.csp``)."""
-
-
 def on_post_page(output, page, config):
     output = _GENERATOR_META.sub(rf"\g<0>, {DISTRIBUTION}-{__version__}", output, count=1)
     head = _head_tags(page, config)
@@ -172,7 +167,6 @@ def _finished_page(output: str, name: str, template: str, config, scripts_href: 
     # Without its templates' indentation: the same page, a sixth smaller. With ``scripts_href``, the
     # theme's inline scripts move into shared files there. Then the policy, hashing the inline
     # scripts left as they are written (minifying leaves scripts as they are).
-    live_reload = (config.get("extra") or {}).get(LIVE_RELOAD) is True
     theme = theme_scripts(config["theme"].dirs, (template,))
     html_text = minify_html(output)
     if scripts_href is not None:
@@ -180,7 +174,7 @@ def _finished_page(output: str, name: str, template: str, config, scripts_href: 
         for file_name, text in shared.files.items():
             write_shared_file(Path(config["site_dir"]), f"{SCRIPTS_FOLDER}/{file_name}", text)
         html_text = shared.html
-    page = with_policy(html_text, theme, live_reload=live_reload)
+    page = with_policy(html_text, theme)
     for script in page.refused:
         log.warning(
             f"{name}: an inline script that is not the theme's is left out of the page's "

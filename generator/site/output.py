@@ -55,21 +55,35 @@ class DocsWriteReport:
     """Generated files of the previous build that this one no longer writes."""
 
 
-@contextmanager
-def build_lock(docs_dir: Path) -> Iterator[None]:
-    """One build at a time per docs folder; a second one stops with a clear message instead of waiting."""
+class BuildLockBusy(DigestError):
+    """Another build holds the docs folder's lock."""
+
+
+def lock_file(docs_dir: Path) -> Path:
+    """The file ``build_lock`` locks for ``docs_dir``, beside it."""
     docs_dir = docs_dir.absolute()
-    docs_dir.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = docs_dir.parent / f".{docs_dir.name}.paper-digest.lock"
+    return docs_dir.parent / f".{docs_dir.name}.paper-digest.lock"
+
+
+@contextmanager
+def build_lock(docs_dir: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """One build at a time per docs folder. When another holds it, a second one stops with a clear
+    message, or, given ``on_wait``, tells it the holder's pid and waits for its turn."""
+    lock_path = lock_file(docs_dir)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "unknown"
-            raise DigestError(
-                f"another paper-digest build (pid {holder}) is writing {docs_dir}; wait for it to finish"
-            ) from None
+            if on_wait is None:
+                raise BuildLockBusy(
+                    f"another paper-digest build (pid {holder}) is writing {docs_dir.absolute()}; "
+                    "wait for it to finish"
+                ) from None
+            on_wait(holder)
+            fcntl.flock(handle, fcntl.LOCK_EX)
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
@@ -78,6 +92,21 @@ def build_lock(docs_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build_running(docs_dir: Path) -> bool:
+    """Whether a build holds ``build_lock`` for ``docs_dir`` now. Asked without writing the lock
+    file, so a watcher of the folder sees no change."""
+    try:
+        with open(lock_file(docs_dir), "rb") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except FileNotFoundError:
+        return False
+    return False
 
 
 def mathjax_files() -> dict[str, bytes]:
@@ -467,29 +496,6 @@ if os.fork() == 0:
     for folder in sys.argv[1:]:
         shutil.rmtree(folder, ignore_errors=True)
 """
-
-
-def serve_site(config_file: Path, docs_dir: Path, dev_addr: str | None) -> None:
-    """``mkdocs serve`` with live reload, on the given docs folder, with Paper Digest's settings merged in."""
-    from mkdocs.commands.serve import serve
-
-    from generator.site.hook import LIVE_RELOAD
-    from generator.site.mkdocs_config import merged_settings, read_owner_config
-
-    _show_mkdocs_warnings()
-    _show_served_address()
-    owner = read_owner_config(config_file)
-    options = {**merged_settings(owner), "docs_dir": str(docs_dir.resolve())}
-    # The preview's pages carry MkDocs' live-reload script, which the site's policy must let run there.
-    options["extra"] = {**(owner.get("extra") or {}), LIVE_RELOAD: True}
-    if dev_addr:
-        options["dev_addr"] = dev_addr
-    try:
-        serve(config_file=str(config_file), livereload=True, **options)
-    except OSError as error:  # the address is taken or cannot be bound
-        raise DigestError(
-            f"cannot serve on {dev_addr or '127.0.0.1:8000'}: {error.strerror or error}"
-        ) from None
 
 
 def _show_served_address() -> None:
