@@ -1,0 +1,248 @@
+"""``paper-digest serve``: a saved change rebuilds the site and reaches the served page; a bad edit is
+shown on the page and the last good site stays; builds beside the preview take turns with it."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildRequest, build_digest
+from generator.errors import DigestError
+from generator.progress import Reporter
+from generator.project.settings import Settings, load_settings
+from generator.site.output import build_lock
+from generator.site.preview import (
+    BANNER_CLASS,
+    Preview,
+    PreviewTarget,
+    changed_files,
+    describe_changes,
+    file_states,
+    parse_address,
+    with_banner,
+)
+from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder, write_text_input
+
+NEW_ABSTRACT = (
+    "We describe Quokkanet, a marsupial-inspired network for counting quokkas in aerial photographs "
+    "of Rottnest Island, and show that Quokkanet counts quokkas better than people do."
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def fetch(url: str, timeout: float = 60) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 60, what: str = "") -> float:
+    """Seconds until ``condition`` held."""
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"waited {timeout:.0f} s for {what or condition}")
+        time.sleep(0.1)
+    return time.monotonic() - start
+
+
+def served_epoch(page: str) -> int:
+    """The site version the live-reload script in a served page knows (``livereload(EPOCH, …)``)."""
+    found = re.search(r"livereload\((\d+), \d+\);", page)
+    assert found, "no live-reload script in the served page"
+    return int(found[1])
+
+
+@dataclass
+class Running:
+    preview: Preview
+    origin: str
+    source: Path
+    settings: Settings
+    request: BuildRequest
+    terminal: io.StringIO
+
+    def page(self, path: str = "") -> str:
+        status, text = fetch(f"{self.origin}/{path}")
+        assert status == 200, (status, path)
+        return text
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    """A preview of a small digest (the fake embedder), served on a free port in a thread."""
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "out" / "docs", tmp_path / "out" / "site")
+    terminal = io.StringIO()
+    address = f"127.0.0.1:{free_port()}"
+    preview = Preview(
+        lambda: PreviewTarget(settings, request), Reporter(terminal, quiet=True), address, FakeEmbedder()
+    )
+    preview.start()
+    thread = threading.Thread(target=preview.serve, daemon=True)
+    thread.start()
+    origin = f"http://{address}"
+    wait_for(lambda: _answers(origin), 30, "the server to answer")
+    try:
+        yield Running(preview, origin, source, settings, request, terminal)
+    finally:
+        preview.shutdown()
+        thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def _answers(origin: str) -> bool:
+    try:
+        return fetch(origin + "/", timeout=5)[0] == 200
+    except OSError:
+        return False
+
+
+def save(path: Path, abstracts: list[str]) -> None:
+    """A save that a watcher polling modification times sees even within the same clock tick."""
+    write_text_input(path, "Test Digest", abstracts)
+
+
+def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -> None:
+    first = running.page()
+    assert "Quokkanet" not in first
+    save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+    seconds = wait_for(lambda: "Quokkanet" in running.page(), 30, "the new paper on the home page")
+    assert seconds < 20
+    later = running.page()
+    assert served_epoch(later) > served_epoch(first)  # the open pages were told to reload
+    # What the preview adds is added as the page is sent, never written into the site.
+    built = (running.request.site_dir / "index.html").read_text(encoding="utf-8")
+    assert "Quokkanet" in built and "livereload(" not in built
+    # The page's policy lets exactly that script run, by its hash.
+    script = later.rsplit("<script>", 1)[1].split("</script>", 1)[0]
+    from generator.site.csp import InlineScript
+
+    assert InlineScript(script, 0).source in later.split("script-src", 1)[1].split(";", 1)[0]
+    assert f"rebuilt after {running.source} changed in " in running.terminal.getvalue()
+
+
+def test_a_bad_edit_is_shown_on_the_page_and_the_last_site_stays(running: Running) -> None:
+    before = running.page()
+    site_before = (running.request.site_dir / "index.html").read_bytes()
+    running.source.write_text("", encoding="utf-8")  # an empty .txt file
+    wait_for(lambda: BANNER_CLASS in running.page(), 30, "the error banner")
+    page = running.page()
+    assert "file is empty" in page
+    assert page.count(BANNER_CLASS) == 1
+    # The last good site, with the banner on it.
+    listed = re.findall(r'<a href="papers/[^"]+/">', before)
+    assert listed and all(link in page for link in listed)
+    assert (running.request.site_dir / "index.html").read_bytes() == site_before
+    assert "error: " in running.terminal.getvalue() and "file is empty" in running.terminal.getvalue()
+    assert BANNER_CLASS in running.page("about/")  # every page says so
+    save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+    wait_for(lambda: "Quokkanet" in running.page(), 30, "the fixed input's site")
+    assert BANNER_CLASS not in running.page()
+
+
+def test_a_rebuild_due_while_another_build_runs_waits_for_it_and_the_server_answers(
+    running: Running,
+) -> None:
+    with build_lock(running.request.docs_dir):  # another build holds the docs folder
+        save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+        wait_for(lambda: "the preview rebuilds when it has finished" in running.terminal.getvalue(), 30)
+        start = time.monotonic()
+        assert "Quokkanet" not in running.page()
+        assert time.monotonic() - start < 5  # answered, not held back
+    wait_for(lambda: "Quokkanet" in running.page(), 30, "the rebuild after the other build finished")
+
+
+def test_a_build_beside_the_preview_is_followed(running: Running) -> None:
+    epoch = served_epoch(running.page())
+    other = replace(running.request, name="Renamed Beside", wait_for_lock=True)
+    answered: list[float] = []
+    stop = threading.Event()
+
+    def keep_asking() -> None:
+        while not stop.is_set():
+            start = time.monotonic()
+            running.page("about/")
+            answered.append(time.monotonic() - start)
+            time.sleep(0.05)
+
+    asker = threading.Thread(target=keep_asking, daemon=True)
+    asker.start()
+    try:
+        build_digest(running.settings, other, Reporter(io.StringIO(), quiet=True), FakeEmbedder())
+        # The preview reloads the open pages, rebuilding its own site (its name) over the other one.
+        wait_for(lambda: served_epoch(running.page()) > epoch, 30, "the pages to be told to reload")
+    finally:
+        stop.set()
+        asker.join(timeout=10)
+    assert answered and max(answered) < 10
+    assert "rebuilt after another build" in running.terminal.getvalue()
+    assert "Traceback" not in running.terminal.getvalue()
+
+
+def test_a_build_waits_for_the_lock_when_asked_to(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    told: list[str] = []
+    entered = threading.Event()
+
+    def second_build() -> None:
+        with build_lock(docs, told.append):
+            entered.set()
+
+    with build_lock(docs):
+        waiter = threading.Thread(target=second_build)
+        waiter.start()
+        wait_for(lambda: bool(told), 10, "the waiting message")
+        assert not entered.is_set()
+        assert told == [str(os.getpid())]
+    waiter.join(timeout=10)
+    assert entered.is_set()
+
+
+def test_changes_are_found_and_named(tmp_path: Path) -> None:
+    folder = tmp_path / "abstracts"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a")
+    (folder / "b.txt").write_text("b")
+    before = file_states([folder])
+    (folder / "a.txt").write_text("a, edited")
+    (folder / "b.txt").unlink()
+    (folder / "c.csv").write_text("c")
+    changed = changed_files(before, file_states([folder]))
+    assert [path.name for path in changed] == ["a.txt", "b.txt", "c.csv"]
+    assert describe_changes(changed, tmp_path) == "abstracts/a.txt, abstracts/b.txt, abstracts/c.csv changed"
+    assert describe_changes(changed, tmp_path, shown=1) == "abstracts/a.txt and 2 more changed"
+    assert changed_files(before, before) == []
+
+
+def test_addresses_are_read_or_refused() -> None:
+    assert parse_address("127.0.0.1:8000") == ("127.0.0.1", 8000)
+    assert parse_address("[::1]:8001") == ("::1", 8001)
+    for wrong in ("8000", "localhost", "host:port", ":80", "h:70000"):
+        with pytest.raises(DigestError, match="HOST:PORT"):
+            parse_address(wrong)
+
+
+def test_the_banner_is_escaped_and_first_in_the_body() -> None:
+    page = with_banner('<html><body class="x"><p>site</p></body></html>', "bad <script>alert(1)</script>")
+    assert page.startswith(f'<html><body class="x"><div class="{BANNER_CLASS}"')
+    assert "<script>" not in page and "&lt;script&gt;" in page
