@@ -246,3 +246,35 @@ def test_the_banner_is_escaped_and_first_in_the_body() -> None:
     page = with_banner('<html><body class="x"><p>site</p></body></html>', "bad <script>alert(1)</script>")
     assert page.startswith(f'<html><body class="x"><div class="{BANNER_CLASS}"')
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+@pytest.mark.browser
+def test_the_open_page_changes_without_a_manual_reload(running: Running, chromium) -> None:
+    from tests.browser_support import open_tab, wait_until
+
+    tab = open_tab(chromium, running.origin)
+    page = tab.page
+    page.goto(running.origin + "/")
+    page.wait_for_load_state("load")
+    page.evaluate("() => { window.notReloaded = true; }")
+    save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+    wait_until(page, "() => document.body?.innerText.includes('Quokkanet')", timeout=30_000)
+    assert page.evaluate("() => window.notReloaded === undefined"), "the page was not reloaded"
+
+    running.source.write_text("", encoding="utf-8")
+    banner = page.locator(f".{BANNER_CLASS}")
+    wait_until(page, f"() => document.querySelector('.{BANNER_CLASS}') !== null", timeout=30_000)
+    assert banner.is_visible() and "file is empty" in banner.inner_text()
+    box = banner.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= page.viewport_size["height"] + 1
+    assert "Quokkanet" in page.locator("article").inner_text()  # the last good site, still there
+
+    save(running.source, SAMPLE_ABSTRACTS)
+    wait_until(
+        page,
+        f"""() => document.querySelector('.{BANNER_CLASS}') === null
+              && document.body && !document.body.innerText.includes('Quokkanet')""",
+        timeout=30_000,
+    )
+    refused = [error for error in tab.monitor.errors if "Content Security Policy" in error]
+    assert refused == []
