@@ -90,8 +90,10 @@ class Running:
 def running(tmp_path: Path) -> Iterator[Running]:
     """A preview of a small digest (the fake embedder), served on a free port in a thread."""
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
-    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
-    request = BuildRequest((source,), tmp_path / "out" / "docs", tmp_path / "out" / "site")
+    inputs = tmp_path / "abstracts"
+    inputs.mkdir()
+    source = write_text_input(inputs / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((inputs,), tmp_path / "out" / "docs", tmp_path / "out" / "site")
     terminal = io.StringIO()
     address = f"127.0.0.1:{free_port()}"
     preview = Preview(
@@ -139,23 +141,28 @@ def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -
 
     assert InlineScript(script, 0).source in later.split("script-src", 1)[1].split(";", 1)[0]
     assert f"rebuilt after {running.source} changed in " in running.terminal.getvalue()
+    assert "papers: site in" in running.terminal.getvalue()
 
 
 def test_a_bad_edit_is_shown_on_the_page_and_the_last_site_stays(running: Running) -> None:
     before = running.page()
     site_before = (running.request.site_dir / "index.html").read_bytes()
-    running.source.write_text("", encoding="utf-8")  # an empty .txt file
+    added = running.source.with_name("more.csv")
+    header = "title,abstract\n"
+    added.write_text(header + 'Quokkanet,"' + NEW_ABSTRACT + "\n", encoding="utf-8")  # an unclosed quote
     wait_for(lambda: BANNER_CLASS in running.page(), 30, "the error banner")
     page = running.page()
-    assert "file is empty" in page
+    assert f"{added}:2: not a readable CSV row" in page
     assert page.count(BANNER_CLASS) == 1
     # The last good site, with the banner on it.
     listed = re.findall(r'<a href="papers/[^"]+/">', before)
-    assert listed and all(link in page for link in listed)
+    assert listed and all(link in page for link in listed) and "Quokkanet" not in page.split("</div>", 1)[1]
     assert (running.request.site_dir / "index.html").read_bytes() == site_before
-    assert "error: " in running.terminal.getvalue() and "file is empty" in running.terminal.getvalue()
+    terminal = running.terminal.getvalue()
+    assert f"error: {added}:2: not a readable CSV row" in terminal
+    assert "the preview keeps serving the last site that built" in terminal
     assert BANNER_CLASS in running.page("about/")  # every page says so
-    save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+    added.write_text(header + 'Quokkanet,"' + NEW_ABSTRACT + '"\n', encoding="utf-8")
     wait_for(lambda: "Quokkanet" in running.page(), 30, "the fixed input's site")
     assert BANNER_CLASS not in running.page()
 
@@ -278,3 +285,68 @@ def test_the_open_page_changes_without_a_manual_reload(running: Running, chromiu
     )
     refused = [error for error in tab.monitor.errors if "Content Security Policy" in error]
     assert refused == []
+
+
+@pytest.mark.slow
+def test_serve_and_build_side_by_side_from_the_command_line(
+    bundled_build: dict[str, Path], tmp_path: Path
+) -> None:
+    """As a user runs them, in two terminals: serve keeps answering while a build runs beside it, an
+    edit made after it reaches the page, and neither prints a traceback."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    digest = tmp_path / "digest"
+    digest.mkdir()
+    shutil.copy(PROJECT_ROOT / "mkdocs.yml", digest / "mkdocs.yml")
+    shutil.copytree(PROJECT_ROOT / "abstracts", digest / "abstracts")
+    cache = tmp_path / "cache"
+    shutil.copytree(bundled_build["cache"], cache)  # the embeddings are made once per test session
+    environment = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "HF_HUB_OFFLINE": "1"}
+    environment.pop("SITE_URL", None)
+    common = ["--project", str(digest), "--cache-dir", str(cache)]
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as output:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "generator", "serve", *common, "--dev-addr", f"127.0.0.1:{port}"],
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+    origin = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: "serving the digest on" in log.read_text(), 300, "serve's first build")
+        assert fetch(origin + "/about/")[0] == 200
+        beside = subprocess.Popen(
+            [sys.executable, "-m", "generator", "build", *common, "--refit"],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        answered = []
+        while beside.poll() is None:
+            start = time.monotonic()
+            answered.append((fetch(origin + "/about/")[0], time.monotonic() - start))
+            time.sleep(0.2)
+        build_output = beside.communicate()[0]
+        assert beside.returncode == 0, build_output
+        assert answered and all(status == 200 for status, _ in answered)
+        assert max(seconds for _, seconds in answered) < 10
+        wait_for(lambda: "rebuilt after another build" in log.read_text(), 60, "serve to follow the build")
+
+        first = sorted((digest / "abstracts").glob("*.txt"))[0]
+        name, _, rest = first.read_text(encoding="utf-8").partition("\n\n")
+        first.write_text(f"{name}\n\nQuokka survey: {rest}", encoding="utf-8")
+        wait_for(lambda: "Quokka survey" in fetch(origin + "/")[1], 120, "the edit on the home page")
+    finally:
+        serve.send_signal(signal.SIGINT)
+        code = serve.wait(timeout=60)
+    text = log.read_text()
+    assert "Traceback" not in text and "KeyError" not in text, text
+    assert "rebuilt after abstracts/" in text
+    assert code == 130 and "interrupted" in text
