@@ -49,6 +49,9 @@ class Trial:
     """Seconds from the save to the text in the page."""
     rebuilt: float | None
     """The rebuild's own seconds, as serve printed them."""
+    build: float | None
+    """Seconds of ``paper-digest build`` after the same kind of edit, in the same round: what the edit
+    cost before serve rebuilt (then a reload by hand)."""
 
 
 def free_port() -> int:
@@ -163,7 +166,17 @@ def save(file: Path, text: str) -> None:
     staged.replace(file)
 
 
-def run(folder: Path, corpus: Path | None, trials: int, start_timeout: float) -> list[Trial]:
+def timed_build(folder: Path, corpus: Path | None) -> float:
+    """One more edit in ``folder``, built by ``paper-digest build`` as a user would without the preview."""
+    file, text, _, _ = bundled_edit(folder) if corpus is None else corpus_edit(folder, corpus.name)
+    save(file, text)
+    start = time.monotonic()
+    command = [sys.executable, "-m", "generator.cli", "build", "--quiet"]
+    subprocess.run(command, cwd=folder, env=environment(), check=True, capture_output=True)
+    return time.monotonic() - start
+
+
+def run(folder: Path, corpus: Path | None, trials: int, start_timeout: float, compare: bool) -> list[Trial]:
     from playwright.sync_api import sync_playwright
 
     make_digest(folder, corpus)
@@ -173,6 +186,11 @@ def run(folder: Path, corpus: Path | None, trials: int, start_timeout: float) ->
         started = time.monotonic()
         origin = serve.wait_serving(start_timeout)
         print(f"{folder.name}: serving after {time.monotonic() - started:.1f}s (first build)", flush=True)
+        # The builds compared with the preview run in a copy (its cache too), where serve sees nothing.
+        twin = folder.with_name(f"{folder.name}-build") if compare else None
+        if twin is not None:
+            shutil.rmtree(twin, ignore_errors=True)
+            shutil.copytree(folder, twin, symlinks=True)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
             page = browser.new_page()
@@ -195,8 +213,13 @@ def run(folder: Path, corpus: Path | None, trials: int, start_timeout: float) ->
                 rebuilt = (
                     serve.rebuilds()[rebuilds_before] if len(serve.rebuilds()) > rebuilds_before else None
                 )
-                results.append(Trial(visible, rebuilt))
-                print(f"  trial {trial + 1}: visible after {visible:.2f}s (rebuild {rebuilt}s)", flush=True)
+                build = timed_build(twin, corpus) if twin is not None else None
+                results.append(Trial(visible, rebuilt, build))
+                beside = f", paper-digest build {build:.2f}s" if build is not None else ""
+                print(
+                    f"  trial {trial + 1}: visible after {visible:.2f}s (rebuild {rebuilt}s{beside})",
+                    flush=True,
+                )
                 time.sleep(2)
             browser.close()
     finally:
@@ -210,13 +233,20 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/preview-latency"))
     parser.add_argument("--start-timeout", type=float, default=1800, help="seconds for the first build")
+    parser.add_argument(
+        "--compare-build",
+        action="store_true",
+        help="in each round, also time paper-digest build after one more edit (the cost without serve)",
+    )
     arguments = parser.parse_args()
     if chromium_executable() is None:
         raise SystemExit("Chromium not found (apt-get install chromium)")
     name = arguments.corpus.stem if arguments.corpus else "bundled"
     arguments.workdir.mkdir(parents=True, exist_ok=True)
     corpus = arguments.corpus.resolve() if arguments.corpus else None
-    results = run(arguments.workdir / name, corpus, arguments.trials, arguments.start_timeout)
+    results = run(
+        arguments.workdir / name, corpus, arguments.trials, arguments.start_timeout, arguments.compare_build
+    )
     visible = [trial.visible for trial in results]
     rebuilt = [trial.rebuilt for trial in results if trial.rebuilt is not None]
     rebuild = f"; rebuild median {statistics.median(rebuilt):.2f}s" if rebuilt else ""
@@ -224,6 +254,12 @@ def main() -> None:
         f"{name}: save to visible median {statistics.median(visible):.2f}s "
         f"(min {min(visible):.2f}, max {max(visible):.2f}, {len(visible)} trials){rebuild}"
     )
+    builds = [trial.build for trial in results if trial.build is not None]
+    if builds:
+        print(
+            f"{name}: paper-digest build after an edit, median {statistics.median(builds):.2f}s; "
+            f"save to visible / build = {statistics.median(visible) / statistics.median(builds):.2f}"
+        )
 
 
 if __name__ == "__main__":

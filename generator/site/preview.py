@@ -219,6 +219,7 @@ class Preview:
         self._building = threading.Lock()
         self._stop = threading.Event()
         self.server: PreviewServer | None = None
+        self._warming: threading.Thread | None = None
 
     @property
     def site_dir(self) -> Path:
@@ -259,6 +260,8 @@ class Preview:
         )
         follower = threading.Thread(target=self._follow_other_builds, name="preview-follower", daemon=True)
         follower.start()
+        self._warming = threading.Thread(target=self._warm_up, name="preview-warm-up", daemon=True)
+        self._warming.start()
         try:
             server.serve()
         except OSError as error:  # the address is taken or cannot be bound
@@ -305,6 +308,9 @@ class Preview:
         request = target.request if reason == "start" else replace(target.request, refit=False)
         with self._building:
             started = time.perf_counter()
+            if self._warming is not None:  # one model load at a time
+                self._warming.join()
+                self._warming = None
             embedder, close = self._embedder(target.settings)
             try:
                 result = build_digest(target.settings, request, self._reporter, embedder)
@@ -321,22 +327,34 @@ class Preview:
     def _failed(self, error: BaseException) -> None:
         self.failure = str(error) if isinstance(error, DigestError) else f"{type(error).__name__}: {error}"
         self._reporter.result(f"error: {self.failure}")
-        self._reporter.result(
-            "the preview keeps serving the last site that built; the next save rebuilds it"
-        )
+        self._reporter.result("the preview keeps serving the last site that built; the next save rebuilds it")
 
     def _embedder(self, settings: Settings):
         """The embedder for one build and what closes it after."""
         if self._given_embedder is not None:
             return self._given_embedder, lambda: None
+        embedder = open_embedder(settings, self._backend_for(settings))
+        return embedder, embedder.cache.close
+
+    def _backend_for(self, settings: Settings):
+        """The settings' model, the one already loaded while they name the same."""
         key = (settings.model, settings.precision, settings.device)
         if self._backend is None or self._backend_key != key:
             close = getattr(self._backend, "close", None)
             if close is not None:
                 close()
             self._backend, self._backend_key = open_backend(settings), key
-        embedder = open_embedder(settings, self._backend)
-        return embedder, embedder.cache.close
+        return self._backend
+
+    def _warm_up(self) -> None:
+        """Load the model while the preview waits for the first edit, which would otherwise wait for
+        it (5-10 s when the first build embedded nothing)."""
+        if self._given_embedder is not None:
+            return
+        try:
+            self._backend_for(self._target.settings).embed(["a text to load the model with"])
+        except Exception:  # the next build loads it again, and reports what failed
+            return
 
     def _watch(self, target: PreviewTarget) -> None:
         """Watch the target's sources (they change with the settings), and no others."""
