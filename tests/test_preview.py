@@ -206,6 +206,30 @@ def test_a_build_beside_the_preview_is_followed(running: Running) -> None:
     assert "Traceback" not in running.terminal.getvalue()
 
 
+def test_a_first_build_that_fails_serves_the_last_site_with_the_error(tmp_path: Path) -> None:
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
+    address = f"127.0.0.1:{free_port()}"
+
+    def preview() -> Preview:
+        target = PreviewTarget(settings, request)
+        return Preview(lambda: target, Reporter(io.StringIO(), quiet=True), address, FakeEmbedder())
+
+    source.write_text("", encoding="utf-8")
+    with pytest.raises(DigestError, match="file is empty"):  # no site yet: nothing to serve
+        preview().start()
+    write_text_input(source, "Test Digest", SAMPLE_ABSTRACTS)
+    build_digest(settings, request, Reporter(io.StringIO(), quiet=True), FakeEmbedder())
+    source.write_text("", encoding="utf-8")
+    started = preview()
+    try:
+        started.start()
+        assert started.failure is not None and "file is empty" in started.failure
+    finally:
+        started.shutdown()
+
+
 def test_a_build_waits_for_the_lock_when_asked_to(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     told: list[str] = []

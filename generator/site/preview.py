@@ -238,6 +238,7 @@ class Preview:
             if not (target.site_dir / "index.html").is_file():
                 raise
             self._failed(error)
+            self._seen_stamp = _site_stamp(target.site_dir)
         config_file = target.settings.resolve(target.settings.mkdocs_config)
         owner_address = read_owner_config(config_file).get("dev_addr")
         address = parse_address(
