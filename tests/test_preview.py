@@ -346,7 +346,7 @@ def test_serve_and_build_side_by_side_from_the_command_line(
         wait_for(lambda: "serving the digest on" in log.read_text(), 300, "serve's first build")
         assert fetch(origin + "/about/")[0] == 200
         beside = subprocess.Popen(
-            [sys.executable, "-m", "generator", "build", *common, "--refit"],
+            [sys.executable, "-m", "generator", "build", *common, "--name", "Built Beside"],
             env=environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -361,7 +361,9 @@ def test_serve_and_build_side_by_side_from_the_command_line(
         assert beside.returncode == 0, build_output
         assert answered and all(status == 200 for status, _ in answered)
         assert max(seconds for _, seconds in answered) < 10
-        wait_for(lambda: "rebuilt after another build" in log.read_text(), 60, "serve to follow the build")
+        # That build's site (another name) was served, then serve's own again (the name it was given).
+        wait_for(lambda: "rebuilt after another build" in log.read_text(), 120, "serve to follow the build")
+        assert "Built Beside" not in fetch(origin + "/")[1]
 
         first = sorted((digest / "abstracts").glob("*.txt"))[0]
         name, _, rest = first.read_text(encoding="utf-8").partition("\n\n")
