@@ -72,6 +72,7 @@ def on_page_content(content, page, config, files):
 
 log = get_plugin_logger("paper-digest")
 
+
 def on_post_page(output, page, config):
     output = _GENERATOR_META.sub(rf"\g<0>, {DISTRIBUTION}-{__version__}", output, count=1)
     head = _head_tags(page, config)
