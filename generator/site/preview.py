@@ -12,8 +12,9 @@ The build replaces the site only when everything succeeded, so after a bad edit 
 stays served, with the error on it, until a save that builds.
 
 MkDocs' server watches the sources (polling, as MkDocs does) and runs a rebuild once they stopped
-changing; the pages open in browsers reload when it is done. While it runs, the server holds page
-requests back (MkDocs' rule: never a half-built site). Builds of one docs folder take turns on its
+changing; the pages open in browsers reload when it is done. While it runs, pages are still sent, from
+the last site (MkDocs holds them back, so as not to send a half-built site; the build never leaves one:
+it swaps its site in whole). Builds of one docs folder take turns on its
 lock (``generator.site.output.build_lock``): a ``build`` started during a rebuild waits for it; a
 rebuild due while a ``build`` runs is left to that build, and the preview reloads (and rebuilds, for
 edits the build may have read too early) when it has finished.
@@ -25,7 +26,8 @@ import html
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -140,9 +142,9 @@ def with_banner(page: str, message: str) -> str:
 class PreviewServer(LiveReloadServer):
     """MkDocs' live-reload server, adding to each page it sends what the preview needs.
 
-    It builds on MkDocs' internals in two places (``_inject_js_into_html``, the hook for what is
-    added to a page, and the rebuild flag ``request_rebuild`` raises); the preview's tests exercise
-    both, so a MkDocs release that changes them fails there."""
+    It builds on MkDocs' internals (``_inject_js_into_html``, the hook for what is added to a page;
+    the rebuild flag ``request_rebuild`` raises; the site versions ``answering`` moves); the
+    preview's tests exercise each, so a MkDocs release that changes them fails there."""
 
     def __init__(
         self,
@@ -180,6 +182,19 @@ class PreviewServer(LiveReloadServer):
             return page.read_bytes() if code in (404, 500) else None
         except OSError:
             return None
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Pages are sent while a rebuild runs (MkDocs holds them back until it is done, so as not to
+        send a half-built site; the build swaps its site in whole). Pages sent meanwhile are told to
+        reload when it is done, as MkDocs' rule would have them."""
+        with self._epoch_cond:
+            wanted, self._wanted_epoch = self._wanted_epoch, self._visible_epoch
+        try:
+            yield
+        finally:
+            with self._epoch_cond:
+                self._wanted_epoch = wanted
 
     def request_rebuild(self) -> None:
         """Rebuild as if a watched file had changed (what MkDocs' watch callback does)."""
@@ -284,6 +299,10 @@ class Preview:
     def rebuild(self) -> None:
         """One rebuild after a change; every error is reported, never raised: the server must keep
         answering (MkDocs' server stalls page requests after a builder raised)."""
+        with self.server.answering() if self.server is not None else nullcontext():
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         try:
             target = self._load()
         except DigestError as error:
