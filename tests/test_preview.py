@@ -392,10 +392,10 @@ def test_serve_and_build_side_by_side_from_the_command_line(
         name, _, rest = first.read_text(encoding="utf-8").partition("\n\n")
         first.write_text(f"{name}\n\nQuokka survey: {rest}", encoding="utf-8")
         wait_for(lambda: "Quokka survey" in fetch(origin + "/")[1], 120, "the edit on the home page")
+        wait_for(lambda: "rebuilt after abstracts/" in log.read_text(), 30, "serve to report the rebuild")
     finally:
         serve.send_signal(signal.SIGINT)
         code = serve.wait(timeout=60)
     text = log.read_text()
     assert "Traceback" not in text and "KeyError" not in text, text
-    assert "rebuilt after abstracts/" in text
     assert code == 130 and "interrupted" in text
