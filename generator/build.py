@@ -6,14 +6,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse
+import numpy as np
+
+from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse, embed_papers, text_parts
 from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.analysis.fit import FitStore
+from generator.analysis.onnx_export import OnnxModel, onnx_model
 from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
+from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.mkdocs_config import configured_site_url, site_files_may_be_shared
 from generator.site.output import (
     DocsWriteReport,
@@ -151,6 +155,7 @@ def _build(
         )
     try:
         analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter)
+        meaning = _meaning_inputs(settings, analysis.pending.digest, embedder, reporter)
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
             embedder.cache.close()
@@ -162,7 +167,7 @@ def _build(
     try:
         # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
         with dated(source_date_epoch(request.inputs)):
-            report, digest = _write_and_build(settings, analysis, output, reporter, settled)
+            report, digest = _write_and_build(settings, analysis, output, reporter, settled, meaning)
         if settled is not None and request.address_record is not None:
             record = next_record(settled, [paper.entry.slug for paper in digest.papers])
             write_record(request.address_record, record)
@@ -251,12 +256,61 @@ def _shown_on_every_page(digest: Digest) -> tuple[str, bool]:
     return digest.name, bool(digest.topics)
 
 
+@dataclass(frozen=True)
+class _MeaningInputs:
+    """What search by meaning ships: the papers' vectors, their titles' (to choose how many clusters
+    a query probes) and the model exported for the browser."""
+
+    vectors: np.ndarray
+    title_vectors: np.ndarray
+    model: OnnxModel
+
+
+def _meaning_inputs(
+    settings: Settings, digest: Digest, embedder: Embedder, reporter: Reporter
+) -> _MeaningInputs | None:
+    """Only for the digest's own sentence-transformers model, which the browser can run: the vectors of
+    another embedder (a test's fake one) would not match the reader's query. The papers' vectors come
+    from the embedding cache, where the analysis left them (a reused analysis holds none)."""
+    backend = getattr(embedder, "backend", embedder)
+    if not isinstance(backend, SentenceTransformerEmbedder) or not digest.papers:
+        return None
+    with reporter.stage("search by meaning: model for the browser"):
+        model = onnx_model(settings.resolve(settings.cache_dir), settings.model)
+    embeddings = embed_papers([text_parts(paper.entry) for paper in digest.papers], embedder)
+    if embeddings.text.shape[1] != model.dimensions:
+        reporter.warn(
+            f"search by meaning left out: the model's vectors are not {model.dimensions}-dimensional"
+        )
+        return None
+    titled = np.linalg.norm(embeddings.title, axis=1) > 0
+    titles = embeddings.title[titled] if titled.any() else embeddings.text
+    return _MeaningInputs(embeddings.text, titles, model)
+
+
+def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInputs) -> dict[str, bytes]:
+    from generator.analysis.text import strip_markup
+
+    papers = [
+        MeaningPaper(
+            id=paper.entry.paper.id,
+            url=renderer.site_path(f"{PAPERS_DIR}/{paper.entry.slug}.md"),
+            title=strip_markup(paper.entry.title),
+            authors=", ".join(paper.entry.paper.authors),
+            snippet=snippet(strip_markup(paper.entry.paper.abstract)),
+        )
+        for paper in digest.papers
+    ]
+    return meaning_files(papers, meaning.vectors, meaning.title_vectors, meaning.model)
+
+
 def _write_and_build(
     settings: Settings,
     analysis: _Analysis,
     output: StagedOutput,
     reporter: Reporter,
     settled: SettledPapers | None = None,
+    meaning: _MeaningInputs | None = None,
 ) -> tuple[DocsWriteReport, Digest]:
     """Render, stage and build. When the paper map is still being laid out and there is a site to
     build, MkDocs builds it meanwhile, with the files that hold map positions as empty placeholders
@@ -285,6 +339,8 @@ def _write_and_build(
         slugs = [paper.entry.slug for paper in pending.digest.papers]
         moves = redirects(next_record(settled, slugs)) if settled is not None else []
         files.update(redirect_files(moves, PAPERS_DIR))
+        if meaning is not None:
+            files.update(_meaning_files(renderer, pending.digest, meaning))
         project_docs = settings.project_root / "docs"
         report = output.write_docs(
             files, pending.digest.name, project_docs if project_docs.is_dir() else None

@@ -8,6 +8,10 @@
 // plugin, which the site leaves out. Keys as in Material: "/", "s" or "f" opens it, Escape closes it,
 // the arrow keys walk the results and Enter opens one. Everything that comes from the index is put
 // in the page as text, never as HTML.
+//
+// "By meaning" (a toggle in the box, off until the reader presses it: only then are the model and the
+// runtime fetched, by javascripts/meaning.js) ranks the word matches and the papers nearest in meaning
+// together, weighted by what the query is (fusedRanking).
 (() => {
   "use strict";
 
@@ -163,14 +167,20 @@
     scroll.tabIndex = 0;
     const result = element("div", "md-search-result");
     const meta = element("div", "md-search-result__meta", say("search.result.placeholder", "Type to start searching"));
+    // The mode switch, above the results: off until pressed, and only then is the model fetched.
+    const meaning = element("button", "paper-search-meaning", "Also by meaning");
+    meaning.type = "button";
+    meaning.title = "Rank papers by what the query means too (fetches a 34 MB model once)";
+    meaning.setAttribute("aria-pressed", "false");
+    meaning.hidden = typeof window.paperMeaning === "undefined";
     const list = element("ol", "md-search-result__list");
     list.setAttribute("role", "presentation");
-    result.append(meta, list);
+    result.append(meaning, meta, list);
     scroll.append(result);
     output.append(scroll);
     inner.append(form, output);
     box.append(overlay, inner);
-    return { button, box, form, input, reset, meta, list, scroll };
+    return { button, box, form, input, reset, meaning, meta, list, scroll };
   }
 
   // --- results ---------------------------------------------------------------------------------
@@ -219,8 +229,46 @@
     return item;
   }
 
+  // A paper that word search did not find: its title, authors and the abstract's opening.
+  function meaningItem(paper) {
+    const item = element("li", "md-search-result__item");
+    const link = element("a", "md-search-result__link");
+    link.href = paper.url;
+    link.tabIndex = -1;
+    const article = element("article", "md-search-result__article md-typeset");
+    article.append(element("h1", null, paper.title));
+    if (paper.authors) article.append(element("p", "paper-search-authors", paper.authors));
+    article.append(element("p", "paper-search-excerpt", paper.snippet));
+    link.append(article);
+    item.append(link);
+    return item;
+  }
+
+  // Word matches and meaning matches in one ranking: reciprocal rank fusion, each side weighted by
+  // what the query is (window.paperMeaning.weights; benchmarks/search_relevance.py measures it).
+  const FUSION_RANK_OFFSET = 60;
+  const FUSED = 50; // of each side
+  async function fusedRanking(text, wordResults, meaningResults) {
+    const words = await Promise.all(wordResults.slice(0, FUSED).map((result) => result.data()));
+    const weights = window.paperMeaning.weights(text, wordResults.length);
+    const ranked = new Map();
+    const add = (url, weight, rank, entry) => {
+      const found = ranked.get(url) || { score: 0 };
+      found.score += weight / (FUSION_RANK_OFFSET + rank);
+      ranked.set(url, Object.assign(found, entry));
+    };
+    words.forEach((data, rank) => add(new URL(data.url, location.href).href, weights.word, rank, { word: data }));
+    meaningResults
+      .slice(0, FUSED)
+      .forEach((paper, rank) => add(paper.url, weights.meaning, rank, { meaning: paper }));
+    return [...ranked.values()].sort((a, b) => b.score - a.score);
+  }
+
+  const MEANING_DEBOUNCE_MS = 150;
+
   function setUpBox(parts) {
-    const { input, reset, meta, list, scroll, form } = parts;
+    const { input, reset, meta, list, scroll, form, meaning } = parts;
+    let byMeaning = false;
     let current = 0; // the query being answered; a later one makes earlier answers stale
     let found = [];
     let drawn = 0;
@@ -241,9 +289,13 @@
       const batch = found.slice(drawn, drawn + SHOWN);
       drawn += batch.length;
       if (more) more.remove();
-      const items = await Promise.all(batch.map((result) => result.data()));
+      const items = await Promise.all(
+        batch.map(async (result) =>
+          result.data ? resultItem(await result.data()) : result.word ? resultItem(result.word) : meaningItem(result.meaning),
+        ),
+      );
       if (answer !== current) return;
-      list.append(...items.map(resultItem));
+      list.append(...items);
       more = null;
       if (drawn < found.length) {
         more = element("li", "md-search-result__item paper-search-more");
@@ -256,9 +308,37 @@
       }
     }
 
+    async function answerByMeaning(answerId, query) {
+      meta.textContent = "Searching by meaning…";
+      await new Promise((resolve) => setTimeout(resolve, MEANING_DEBOUNCE_MS));
+      if (answerId !== current) return;
+      let ranking;
+      try {
+        const module = await pagefind();
+        const [words, nearest] = await Promise.all([
+          query.text ? module.search(query.text) : { results: [] },
+          window.paperMeaning.search(input.value.trim(), FUSED),
+        ]);
+        if (answerId !== current) return;
+        ranking = await fusedRanking(input.value.trim(), words.results, nearest);
+      } catch (error) {
+        if (answerId === current) meta.textContent = "Search by meaning is unavailable";
+        console.warn("Paper Digest: search by meaning failed", error);
+        return;
+      }
+      if (answerId !== current) return;
+      found = ranking;
+      drawn = 0;
+      more = null;
+      list.replaceChildren();
+      meta.textContent = `${found.length.toLocaleString()} papers by words and meaning`;
+      await drawMore(answerId);
+    }
+
     async function answer() {
       const answerId = ++current;
       const query = cleaned(input.value);
+      if (byMeaning && input.value.trim()) return answerByMeaning(answerId, query);
       if (!query.text) {
         list.replaceChildren();
         meta.textContent = say("search.result.placeholder", "Type to start searching");
@@ -287,6 +367,13 @@
       await drawMore(answerId);
     }
 
+    meaning.addEventListener("click", () => {
+      byMeaning = !byMeaning;
+      meaning.setAttribute("aria-pressed", String(byMeaning));
+      if (byMeaning) window.paperMeaning.ready().catch(() => {}); // fetched on the first press only
+      input.focus();
+      answer();
+    });
     input.addEventListener("focus", open);
     input.addEventListener("input", answer);
     form.addEventListener("submit", (event) => event.preventDefault());

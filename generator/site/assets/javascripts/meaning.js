@@ -1,0 +1,243 @@
+// Search by meaning, in the reader's browser: the reader's text embedded by the digest's own model
+// (all-MiniLM-L6-v2 exported to ONNX, int8, run by onnxruntime-web's WebAssembly, all served by the
+// site), then the papers nearest to it by the build's vectors (meaning/, written by
+// generator/site/meaning_index.py). Nothing is fetched until a reader first asks (window.paperMeaning
+// .search); the browser's cache keeps the model afterwards.
+//
+// The tokenizer is BERT's (lower-casing, accents stripped, punctuation split, then WordPiece over the
+// model's vocab.txt), as the build's Hugging Face tokenizer reads text.
+(() => {
+  "use strict";
+
+  const script = document.currentScript;
+  const ROOT = new URL("../", script ? script.src : location.href);
+  const FOLDER = new URL("meaning/", ROOT);
+  const RUNTIME = new URL("javascripts/vendor/onnxruntime-web/", ROOT);
+
+  // --- the tokenizer ---------------------------------------------------------------------------
+
+  const PUNCTUATION = /^[\p{P}\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/u;
+  const CJK = /[\u4e00-\u9fff\u3400-\u4dbf\u{20000}-\u{2a6df}\u{2a700}-\u{2b73f}\u{2b740}-\u{2b81f}\u{2b820}-\u{2ceaf}\uf900-\ufaff\u{2f800}-\u{2fa1f}]/u;
+  const CONTROL = /[\p{Cc}\p{Cf}]/u;
+  const MAX_WORD_CHARACTERS = 100;
+
+  // BERT's basic tokenizer: words and single punctuation marks.
+  function basicTokens(text, lowercase) {
+    let cleaned = "";
+    for (const character of text) {
+      const code = character.codePointAt(0);
+      if (code === 0 || code === 0xfffd) continue;
+      if (/\s/u.test(character)) cleaned += " ";
+      else if (CONTROL.test(character)) continue;
+      else if (CJK.test(character)) cleaned += ` ${character} `;
+      else cleaned += character;
+    }
+    const tokens = [];
+    for (let word of cleaned.split(" ")) {
+      if (!word) continue;
+      if (lowercase) word = word.toLowerCase().normalize("NFD").replace(/\p{Mn}/gu, "");
+      let current = "";
+      for (const character of word) {
+        if (PUNCTUATION.test(character)) {
+          if (current) tokens.push(current);
+          tokens.push(character);
+          current = "";
+        } else current += character;
+      }
+      if (current) tokens.push(current);
+    }
+    return tokens;
+  }
+
+  // WordPiece: the longest piece of the vocabulary at each point, "##" marking a word's continuation.
+  function wordPieces(word, vocabulary, unknown) {
+    if ([...word].length > MAX_WORD_CHARACTERS) return [unknown];
+    const pieces = [];
+    let start = 0;
+    while (start < word.length) {
+      let end = word.length;
+      let found = null;
+      while (start < end) {
+        const piece = (start > 0 ? "##" : "") + word.slice(start, end);
+        if (vocabulary.has(piece)) {
+          found = vocabulary.get(piece);
+          break;
+        }
+        end -= 1;
+      }
+      if (found === null) return [unknown];
+      pieces.push(found);
+      start = end;
+    }
+    return pieces;
+  }
+
+  function tokenIds(text, tokenizer) {
+    const { vocabulary, lowercase, maxTokens } = tokenizer;
+    const unknown = vocabulary.get("[UNK]");
+    const ids = [vocabulary.get("[CLS]")];
+    for (const word of basicTokens(text, lowercase)) {
+      for (const id of wordPieces(word, vocabulary, unknown)) {
+        if (ids.length < maxTokens - 1) ids.push(id);
+      }
+    }
+    ids.push(vocabulary.get("[SEP]"));
+    return ids;
+  }
+
+  // --- the model and the index -----------------------------------------------------------------
+
+  let loading = null;
+  const fetched = { bytes: 0 }; // what this page fetched for meaning search, for the benchmarks
+
+  async function fetchBytes(url) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    const buffer = await response.arrayBuffer();
+    fetched.bytes += buffer.byteLength;
+    return buffer;
+  }
+
+  async function fetchJson(url) {
+    return JSON.parse(new TextDecoder().decode(await fetchBytes(url)));
+  }
+
+  // A vector file: n float32 scales, then n × dimensions int8 values.
+  function vectorFile(buffer, dimensions) {
+    const count = buffer.byteLength / (4 + dimensions);
+    return {
+      count,
+      scales: new Float32Array(buffer, 0, count),
+      values: new Int8Array(buffer, 4 * count, count * dimensions),
+    };
+  }
+
+  function scores(query, file, dimensions) {
+    const out = new Float32Array(file.count);
+    for (let row = 0; row < file.count; row++) {
+      let sum = 0;
+      const offset = row * dimensions;
+      for (let axis = 0; axis < dimensions; axis++) sum += query[axis] * file.values[offset + axis];
+      out[row] = sum * file.scales[row];
+    }
+    return out;
+  }
+
+  async function load() {
+    const index = await fetchJson(new URL("index.json", FOLDER));
+    const [vocabularyBuffer, model, ort] = await Promise.all([
+      fetchBytes(new URL("vocab.txt", FOLDER)),
+      fetchBytes(new URL("model.onnx", FOLDER)),
+      import(new URL("ort.wasm.bundle.min.mjs", RUNTIME).href),
+    ]);
+    const vocabulary = new Map();
+    new TextDecoder()
+      .decode(vocabularyBuffer)
+      .split("\n")
+      .forEach((token, id) => {
+        if (token && !vocabulary.has(token)) vocabulary.set(token, id);
+      });
+    // One thread: several need a cross-origin-isolated page, which GitHub Pages cannot serve.
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.proxy = false;
+    // Only the WebAssembly file is named: its JavaScript glue is inside the bundle already.
+    ort.env.wasm.wasmPaths = { wasm: new URL("ort-wasm-simd-threaded.wasm", RUNTIME).href };
+    const session = await ort.InferenceSession.create(new Uint8Array(model), {
+      executionProviders: ["wasm"],
+      graphOptimizationLevel: "all",
+    });
+    const tokenizer = {
+      vocabulary,
+      lowercase: index.tokenizer.lowercase,
+      maxTokens: index.tokenizer.max_tokens,
+    };
+    const centroids =
+      index.clusters.length > 1 ? vectorFile(await fetchBytes(new URL("centroids.bin", FOLDER)), index.dimensions) : null;
+    return { ort, session, tokenizer, index, centroids, clusters: new Map(), papers: new Map() };
+  }
+
+  function ready() {
+    if (!loading) {
+      loading = load();
+      loading.catch((error) => {
+        loading = null;
+        console.warn("Paper Digest: search by meaning could not load", error);
+      });
+    }
+    return loading;
+  }
+
+  async function embed(text) {
+    const state = await ready();
+    const ids = tokenIds(text, state.tokenizer);
+    const shape = [1, ids.length];
+    const feeds = {
+      input_ids: new state.ort.Tensor("int64", BigInt64Array.from(ids, BigInt), shape),
+      attention_mask: new state.ort.Tensor("int64", new BigInt64Array(ids.length).fill(1n), shape),
+    };
+    const output = await state.session.run(feeds);
+    return Float32Array.from(output.sentence_embedding.data);
+  }
+
+  function cached(map, key, make) {
+    if (!map.has(key)) {
+      const promise = make();
+      map.set(key, promise);
+      promise.catch(() => map.delete(key));
+    }
+    return map.get(key);
+  }
+
+  function top(values, count) {
+    return [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, count);
+  }
+
+  // The papers nearest to `text`: [{id, url, title, authors, snippet, score}], best first.
+  async function search(text, count = 10) {
+    const state = await ready();
+    const query = await embed(text);
+    const { index } = state;
+    const probed = state.centroids
+      ? top(scores(query, state.centroids, index.dimensions), index.probe)
+      : [0];
+    const files = await Promise.all(
+      probed.map((cluster) =>
+        cached(state.clusters, cluster, async () =>
+          vectorFile(await fetchBytes(new URL(`vectors-${cluster}.bin`, FOLDER)), index.dimensions),
+        ),
+      ),
+    );
+    const candidates = [];
+    files.forEach((file, at) => {
+      scores(query, file, index.dimensions).forEach((score, row) =>
+        candidates.push({ cluster: probed[at], row, score }),
+      );
+    });
+    candidates.sort((a, b) => b.score - a.score);
+    const best = candidates.slice(0, count);
+    const papers = await Promise.all(
+      best.map(({ cluster }) =>
+        cached(state.papers, cluster, () => fetchJson(new URL(`papers-${cluster}.json`, FOLDER))),
+      ),
+    );
+    return best.map(({ row, score }, at) => {
+      const [id, url, title, authors, snippet] = papers[at][row];
+      return { id, url: new URL(url, ROOT).href, title, authors, snippet, score };
+    });
+  }
+
+  // How much each side counts in the fused ranking of a query (javascripts/search.js):
+  // `wordResults` is how many pages word search matched.
+  function weights(text, wordResults) {
+    return { word: wordResults > 0 ? 1 : 0, meaning: 1 };
+  }
+
+  window.paperMeaning = {
+    search,
+    weights,
+    embed,
+    ready,
+    fetched,
+    tokenIds: async (text) => tokenIds(text, (await ready()).tokenizer),
+  };
+})();
