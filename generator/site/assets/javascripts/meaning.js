@@ -226,14 +226,29 @@
     });
   }
 
-  // How much each side counts in the fused ranking of a query (javascripts/search.js):
-  // `wordResults` is how many pages word search matched.
-  function weights(text, wordResults) {
-    return { word: wordResults > 0 ? 1 : 0, meaning: 1 };
+  // --- one ranking of word and meaning matches ----------------------------------------------
+
+  const RANK_OFFSET = 60; // reciprocal rank fusion's k: the first ranks count little more than the next
+
+  // How much each side counts for a query: `wordTotal` is how many pages word search matched.
+  function weights(text, wordTotal) {
+    return { word: wordTotal > 0 ? 1 : 0, meaning: 1 };
+  }
+
+  // Weighted reciprocal rank fusion of two rankings (keys, best first): the keys, best first.
+  function fuse(text, wordKeys, wordTotal, meaningKeys) {
+    const weight = weights(text, wordTotal);
+    const score = new Map();
+    const add = (keys, side) =>
+      keys.forEach((key, rank) => score.set(key, (score.get(key) || 0) + side / (RANK_OFFSET + rank)));
+    add(wordKeys, weight.word);
+    add(meaningKeys, weight.meaning);
+    return [...score.keys()].sort((a, b) => score.get(b) - score.get(a));
   }
 
   window.paperMeaning = {
     search,
+    fuse,
     weights,
     embed,
     ready,

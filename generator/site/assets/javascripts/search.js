@@ -244,24 +244,21 @@
     return item;
   }
 
-  // Word matches and meaning matches in one ranking: reciprocal rank fusion, each side weighted by
-  // what the query is (window.paperMeaning.weights; benchmarks/search_relevance.py measures it).
-  const FUSION_RANK_OFFSET = 60;
+  // Word matches and meaning matches in one ranking (javascripts/meaning.js weighs them).
   const FUSED = 50; // of each side
   async function fusedRanking(text, wordResults, meaningResults) {
     const words = await Promise.all(wordResults.slice(0, FUSED).map((result) => result.data()));
-    const weights = window.paperMeaning.weights(text, wordResults.length);
-    const ranked = new Map();
-    const add = (url, weight, rank, entry) => {
-      const found = ranked.get(url) || { score: 0 };
-      found.score += weight / (FUSION_RANK_OFFSET + rank);
-      ranked.set(url, Object.assign(found, entry));
-    };
-    words.forEach((data, rank) => add(new URL(data.url, location.href).href, weights.word, rank, { word: data }));
-    meaningResults
-      .slice(0, FUSED)
-      .forEach((paper, rank) => add(paper.url, weights.meaning, rank, { meaning: paper }));
-    return [...ranked.values()].sort((a, b) => b.score - a.score);
+    const entries = new Map();
+    const wordUrls = words.map((data) => {
+      const url = new URL(data.url, location.href).href;
+      entries.set(url, { word: data });
+      return url;
+    });
+    const meaningUrls = meaningResults.slice(0, FUSED).map((paper) => {
+      if (!entries.has(paper.url)) entries.set(paper.url, { meaning: paper });
+      return paper.url;
+    });
+    return window.paperMeaning.fuse(text, wordUrls, wordResults.length, meaningUrls).map((url) => entries.get(url));
   }
 
   const MEANING_DEBOUNCE_MS = 150;
@@ -498,6 +495,9 @@
     }
     setUpNotFound();
   }
+
+  // For benchmarks/search_relevance.py, which asks Pagefind what this box would.
+  window.paperSearch = { cleaned };
 
   if (typeof document$ !== "undefined") document$.subscribe(setUpPage);
   else document.addEventListener("DOMContentLoaded", setUpPage);

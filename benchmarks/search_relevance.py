@@ -1,0 +1,264 @@
+"""P@10 of word search (Pagefind, as the search box asks it), search by meaning and their fusion, in
+Chromium, on three query sets with known answers:
+
+- NeurIPS 2023 author keywords that at least 5 papers list (relevant: the papers listing it);
+- NLP track names with at least 10 papers (ACL 2020, EMNLP 2020, EACL 2021; relevant: the track's papers);
+- CVPR 2019 session names (relevant: the session's papers).
+
+Each corpus becomes a small site: a page per paper (title, authors, abstract: no keywords or labels,
+which would give the answers away) indexed by the site's own Pagefind step
+(``generator.site.search_index``), and the site's ``meaning/`` files written by the build's code from
+the build's vectors. A page in Chromium loads the site's ``search.js`` and ``meaning.js`` and, per
+query, asks Pagefind what the search box asks (``paperSearch.cleaned``), and ``paperMeaning.search``;
+the fused P@10 is the shipped ``paperMeaning.fuse``. Fusion variants are scored here from the same two
+rankings, with the formula ``fuse`` uses (checked equal to it on the shipped weights).
+
+Also: a paper's own title as the query, how often the fused ranking puts that paper first.
+
+    PYTHONPATH=. python benchmarks/search_relevance.py ../shared/corpora --work /tmp/meaning/relevance \\
+        --cache /tmp/meaning/cache
+
+The papers' vectors come from the embedding cache (``--cache``; embedded on a miss, slowly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import html
+import http.server
+import json
+import shutil
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from generator.analysis.analyse import embed_papers, settle_titles, text_parts
+from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.onnx_export import onnx_model
+from generator.analysis.text import strip_markup
+from generator.cache.database import CACHE_DATABASE
+from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
+from generator.site.output import ASSETS_DIR
+from generator.site.search_index import write_search_index
+from generator.sources import read_collection
+
+SETS = {
+    "neurips-keywords": ("neurips2023.jsonl", "keywords", 5),
+    "nlp-tracks": ("nlp_acl2020_emnlp2020_eacl2021.jsonl", "labels", 10),
+    "cvpr-sessions": ("cvpr2019.jsonl", "labels", 1),
+}
+DEPTH = 50
+TITLE_QUERIES = 100
+
+
+def query_set(rows: list[dict], field: str, least: int) -> dict[str, set[int]]:
+    """Each query (a keyword or label, as written, first spelling kept) and its relevant papers."""
+    relevant: dict[str, set[int]] = defaultdict(set)
+    spelling: dict[str, str] = {}
+    for index, row in enumerate(rows):
+        for value in row.get(field) or []:
+            key = " ".join(str(value).lower().split())
+            if key:
+                spelling.setdefault(key, " ".join(str(value).split()))
+                relevant[key].add(index)
+    return {spelling[key]: papers for key, papers in relevant.items() if len(papers) >= least}
+
+
+def page(title: str, authors: str, abstract: str) -> str:
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"></head><body>'
+        '<article class="md-content__inner md-typeset" data-pagefind-body>'
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(abstract)}</p>"
+        f'<p class="paper-meta"><strong>Authors:</strong> {html.escape(authors)}</p>'
+        "</article></body></html>"
+    )
+
+
+def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) -> list[dict]:
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    papers = read_collection([corpus]).papers
+    by_id = {row["id"]: row for row in rows}
+    rows = [by_id[paper.id] for paper in papers]  # the build's order (duplicates dropped)
+    if (site / "meaning" / "index.json").is_file():
+        return rows
+    shutil.rmtree(site, ignore_errors=True)
+    entries = settle_titles(papers)
+    for index, entry in enumerate(entries):
+        target = site / "p" / str(index) / "index.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(
+            page(
+                strip_markup(entry.title), ", ".join(entry.paper.authors), strip_markup(entry.paper.abstract)
+            ),
+            encoding="utf-8",
+        )
+    write_search_index(site)
+    started = time.perf_counter()
+    vectors = embed_papers([text_parts(entry) for entry in entries], embedder)
+    print(f"  vectors: {time.perf_counter() - started:.1f} s")
+    meaning = [
+        MeaningPaper(
+            id=entry.paper.id,
+            url=f"p/{index}/",
+            title=strip_markup(entry.title),
+            authors=", ".join(entry.paper.authors),
+            snippet=snippet(strip_markup(entry.paper.abstract)),
+        )
+        for index, entry in enumerate(entries)
+    ]
+    titled = np.linalg.norm(vectors.title, axis=1) > 0
+    files = meaning_files(meaning, vectors.text, vectors.title[titled], onnx_model(cache))
+    for path, data in files.items():
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(data)
+    for script in ("meaning.js", "search.js"):
+        (site / "javascripts").mkdir(exist_ok=True)
+        shutil.copy(ASSETS_DIR / "javascripts" / script, site / "javascripts" / script)
+    shutil.copytree(
+        ASSETS_DIR / "javascripts" / "vendor", site / "javascripts" / "vendor", dirs_exist_ok=True
+    )
+    (site / "index.html").write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+        '<script src="javascripts/meaning.js"></script><script src="javascripts/search.js"></script>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    return rows
+
+
+ASK = """
+async ({queries, depth}) => {
+  const pagefind = await import(new URL('pagefind/pagefind.js', location.href).href);
+  await pagefind.options({ baseUrl: '/' });
+  await pagefind.init();
+  const out = [];
+  for (const query of queries) {
+    const cleaned = window.paperSearch.cleaned(query + ' ').text;
+    const started = performance.now();
+    const found = cleaned ? await pagefind.search(cleaned) : { results: [] };
+    const data = await Promise.all(found.results.slice(0, depth).map(r => r.data()));
+    const words = data.map(d => new URL(d.url, location.href).href);
+    const wordMs = performance.now() - started;
+    const begun = performance.now();
+    const meaning = (await window.paperMeaning.search(query, depth)).map(p => p.url);
+    const meaningMs = performance.now() - begun;
+    const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning);
+    out.push({ query, words, total: found.results.length, meaning, fused, wordMs, meaningMs });
+  }
+  return out;
+}
+"""
+
+
+def ask_in_chromium(site: Path, queries: list[str]) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+            )
+            tab = browser.new_page()
+            tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+            tab.evaluate("() => window.paperMeaning.ready()")
+            answers = tab.evaluate(ASK, {"queries": queries, "depth": DEPTH})
+            browser.close()
+    finally:
+        server.shutdown()
+    return answers
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:
+        pass
+
+
+def paper_index(url: str) -> int:
+    return int(url.rstrip("/").rsplit("/", 1)[1])
+
+
+def precision_at_10(ranked: list[str], relevant: set[int]) -> float:
+    return sum(paper_index(url) in relevant for url in ranked[:10]) / 10
+
+
+Weights = Callable[[dict], tuple[float, float]]
+
+
+def fused(answer: dict, weights: Weights, offset: int = 60) -> list[str]:
+    """``paperMeaning.fuse``'s formula with other weights."""
+    word, meaning = weights(answer)
+    score: dict[str, float] = defaultdict(float)
+    for rank, url in enumerate(answer["words"]):
+        score[url] += word / (offset + rank)
+    for rank, url in enumerate(answer["meaning"]):
+        score[url] += meaning / (offset + rank)
+    return sorted(score, key=lambda url: -score[url])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpora", type=Path)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/meaning/relevance"))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/meaning/cache"))
+    parser.add_argument("--sets", nargs="*", default=list(SETS))
+    args = parser.parse_args()
+    embedder = CachedEmbedder(
+        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache(args.cache / CACHE_DATABASE)
+    )
+    results = {}
+    for name in args.sets:
+        corpus, field, least = SETS[name]
+        print(f"{name}: building the site", flush=True)
+        site = args.work / name
+        rows = build_site(args.corpora / corpus, site, embedder, args.cache)
+        queries = query_set(rows, field, least)
+        answers_file = args.work / f"{name}.answers.json"
+        if not answers_file.is_file():
+            titles = [
+                rows[i]["title"]
+                for i in np.random.default_rng(0).choice(len(rows), TITLE_QUERIES, replace=False)
+            ]
+            answers = ask_in_chromium(site, [*queries, *titles])
+            answers_file.write_text(json.dumps(answers), encoding="utf-8")
+        answers = json.loads(answers_file.read_text(encoding="utf-8"))
+        results[name] = (queries, answers[: len(queries)], answers[len(queries) :], rows)
+    report(results)
+
+
+def report(results: dict) -> None:
+    variants: dict[str, Weights] = {
+        "plain RRF": lambda a: (1.0, 1.0),
+    }
+    print(f"{'set':18} {'queries':>7} {'words':>6} {'meaning':>7} {'shipped':>7}  " + "  ".join(variants))
+    for name, (queries, answers, title_answers, rows) in results.items():
+        relevant = list(queries.values())
+        words = np.mean([precision_at_10(a["words"], r) for a, r in zip(answers, relevant, strict=True)])
+        meaning = np.mean([precision_at_10(a["meaning"], r) for a, r in zip(answers, relevant, strict=True)])
+        shipped = np.mean([precision_at_10(a["fused"], r) for a, r in zip(answers, relevant, strict=True)])
+        others = [
+            np.mean([precision_at_10(fused(a, weights), r) for a, r in zip(answers, relevant, strict=True)])
+            for weights in variants.values()
+        ]
+        print(
+            f"{name:18} {len(queries):7} {words:6.3f} {meaning:7.3f} {shipped:7.3f}  "
+            + "  ".join(f"{value:.3f}" for value in others)
+        )
+        titles = {row["title"]: index for index, row in enumerate(rows)}
+        first = [paper_index(a["fused"][0]) == titles[a["query"]] for a in title_answers if a["fused"]]
+        print(f"{'':18} own title first (shipped fusion): {np.mean(first):.2f} of {len(title_answers)}")
+        ms = [a["meaningMs"] for a in answers]
+        print(
+            f"{'':18} meaning query: median {np.median(ms):.0f} ms, 90th pct {np.percentile(ms, 90):.0f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()

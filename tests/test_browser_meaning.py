@@ -1,0 +1,203 @@
+"""Search by meaning in Chromium, on the bundled digest built with the real model: a question that
+shares no word with a paper finds it; the model and runtime are fetched only when the reader asks,
+from the site itself, under the Content-Security-Policy; under ``/repo/``, across instant navigation
+and on a phone. The browser's tokenizer and vectors match the build's."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page
+
+from tests.browser_support import SEARCH_INPUT, SEARCH_RESULT, Tab, open_tab, settle, wait_until
+from tests.test_browser import Site, pages_site, site  # noqa: F401  (fixtures)
+from tests.test_browser_csp import RECORD_VIOLATIONS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+INFLUENCERS = "The role of social media influencers in enhancing the visibility"
+NO_SHARED_WORDS = "famous online personalities raise scholarly attention"
+"""A question about the influencers paper that shares none of its words."""
+MEANING_SWITCH = ".paper-search .paper-search-meaning"
+META = ".paper-search .md-search-result__meta"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LOADED_FOR_MEANING = ("/meaning/", "/onnxruntime-web/")
+
+
+def _tab(chromium: Browser, served: Site, **options: object) -> Iterator[tuple[Tab, list]]:
+    parts = urlsplit(served.url)
+    opened = open_tab(chromium, f"{parts.scheme}://{parts.netloc}", **options)
+    opened.page.context.set_default_timeout(60_000)
+    violations: list = []
+    opened.page.context.expose_function("__cspViolation", lambda violation: violations.append(violation))
+    opened.page.context.add_init_script(RECORD_VIOLATIONS)
+
+    def console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text or "Content-Security-Policy" in message.text:
+            violations.append(message.text)
+
+    opened.page.on("console", console)
+    yield opened, violations
+    opened.page.context.close()
+
+
+@pytest.fixture
+def watched(chromium: Browser, site: Site) -> Iterator[tuple[Tab, list]]:  # noqa: F811
+    yield from _tab(chromium, site)
+
+
+def _meaning_requests(tab: Tab) -> list[str]:
+    return [url for url in tab.monitor.requested if any(part in url for part in LOADED_FOR_MEANING)]
+
+
+def _type_query(page: Page, query: str) -> None:
+    box = page.locator(f".paper-search {SEARCH_INPUT}")
+    box.click()
+    box.fill("")
+    box.type(query)
+
+
+def _results_by_meaning(page: Page) -> list[str]:
+    """Press the switch (if off) and wait for the fused ranking; the result links, best first."""
+    switch = page.locator(MEANING_SWITCH)
+    if switch.get_attribute("aria-pressed") != "true":
+        switch.click()
+    wait_until(
+        page,
+        f"""() => /by words and meaning/.test(document.querySelector('{META}')?.textContent)
+              && document.querySelectorAll('.paper-search {SEARCH_RESULT}').length > 0""",
+        timeout=120_000,
+    )
+    return page.eval_on_selector_all(f".paper-search {SEARCH_RESULT} > a", "links => links.map(a => a.href)")
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def test_a_question_sharing_no_word_finds_the_paper_by_meaning_only_once_asked(
+    watched: tuple[Tab, list],
+    site: Site,  # noqa: F811
+) -> None:
+    tab, violations = watched
+    page = tab.page
+    paper = next(p for p in site.papers if p["title"] == INFLUENCERS)
+    text = (site.root / "meaning" / "papers-0.json").read_text(encoding="utf-8")
+    row = next(r for r in json.loads(text) if r[0] == paper["id"])
+    abstract = (site.root / paper["url"] / "index.html").read_text(encoding="utf-8")
+    assert not _words(NO_SHARED_WORDS) & _words(
+        row[2] + " " + re.sub(r"<[^>]+>", " ", abstract).split("Related")[0]
+    )
+
+    page.goto(site.url)
+    settle(page)
+    _type_query(page, NO_SHARED_WORDS)
+    wait_until(page, f"() => /No matching|matching/.test(document.querySelector('{META}')?.textContent)")
+    settle(page)
+    assert _meaning_requests(tab) == [], "word search alone must not fetch the model"
+    words_found = page.eval_on_selector_all(f".paper-search {SEARCH_RESULT} > a", "a => a.map(x => x.href)")
+    assert not any(href.endswith("/" + paper["url"]) for href in words_found)
+
+    links = _results_by_meaning(page)
+    assert links[0].endswith("/" + paper["url"]), links[:3]
+    fetched = _meaning_requests(tab)
+    assert sum(url.endswith("/model.onnx") for url in fetched) == 1
+    assert sum(url.endswith(".wasm") for url in fetched) == 1
+
+    # The next question reuses the loaded model: nothing of it is fetched again.
+    _type_query(page, "qubit speedups for summed objective minimisation")
+    links = _results_by_meaning(page)
+    assert "quantum" in links[0]
+    assert _meaning_requests(tab) == fetched
+    assert tab.monitor.third_party == []
+    assert violations == []
+    assert tab.monitor.errors == []
+
+
+def test_the_browser_tokenizer_and_vectors_match_the_build(
+    watched: tuple[Tab, list],
+    site: Site,  # noqa: F811
+) -> None:
+    from transformers import AutoTokenizer
+
+    from generator.analysis.embed import SentenceTransformerEmbedder
+    from generator.analysis.onnx_export import model_location
+
+    texts = [
+        "Making Transformers cheaper at inference",
+        "Why does Adam generalise worse than SGD?",
+        "Café naïve Ångström — déjà vu; x_1^2 + α·β ≤ 3.5%",
+        "GPT-4's in-context learning (ICL) [1], e.g. 10x faster!!",
+        "中文 tokens and 日本語 mixed with ASCII",
+        "antidisestablishmentarianism " + "a" * 120,
+        "tab\tnew\nline   spaces\u00a0nbsp",
+        "word " * 400,
+    ]
+    page = watched[0].page
+    page.goto(site.url)
+    settle(page)
+    tokenizer = AutoTokenizer.from_pretrained(model_location("all-MiniLM-L6-v2"))
+    for text in texts:
+        expected = tokenizer(text, truncation=True, max_length=256)["input_ids"]
+        assert page.evaluate("text => window.paperMeaning.tokenIds(text)", text) == expected, text
+    browser = np.array(
+        [page.evaluate("async t => Array.from(await window.paperMeaning.embed(t))", t) for t in texts]
+    )
+    build = SentenceTransformerEmbedder(precision="float32").embed(texts)
+    assert (browser * build).sum(axis=1).min() >= 0.99
+
+
+@pytest.fixture
+def pages_watched(chromium: Browser, pages_site: Site) -> Iterator[tuple[Tab, list]]:  # noqa: F811
+    yield from _tab(chromium, pages_site)
+
+
+def test_meaning_search_under_a_subpath_across_instant_navigation(
+    pages_watched: tuple[Tab, list],
+    pages_site: Site,  # noqa: F811
+) -> None:
+    tab, violations = pages_watched
+    page = tab.page
+    page.goto(pages_site.url)
+    settle(page)
+    _type_query(page, NO_SHARED_WORDS)
+    links = _results_by_meaning(page)
+    assert all(urlsplit(link).path.startswith("/repo/") for link in links)
+    paper = pages_site.record_at(links[0])
+    assert paper["title"] == INFLUENCERS
+    page.locator(f".paper-search {SEARCH_RESULT} > a").first.click()
+    wait_until(page, "expected => location.pathname === expected", urlsplit(links[0]).path)
+    # The header (and the loaded model) stay: the next question is answered on the new page.
+    _type_query(page, "qubit speedups for summed objective minimisation")
+    links = _results_by_meaning(page)
+    assert "quantum" in links[0] and urlsplit(links[0]).path.startswith("/repo/")
+    assert sum(url.endswith("/model.onnx") for url in tab.monitor.requested) == 1
+    assert tab.monitor.same_origin_errors() == [] and tab.monitor.third_party == []
+    assert violations == []
+
+
+def test_meaning_search_on_a_phone(chromium: Browser, site: Site) -> None:  # noqa: F811
+    for tab, violations in _tab(chromium, site, **PHONE):
+        page = tab.page
+        page.goto(site.url)
+        settle(page)
+        page.locator("label.md-header__button[for='__search']").first.click()
+        box = page.locator(f".paper-search {SEARCH_INPUT}")
+        box.type(NO_SHARED_WORDS)
+        switch = page.locator(MEANING_SWITCH)
+        assert switch.is_visible()
+        box_width = page.viewport_size["width"]
+        bounds = switch.bounding_box()
+        assert bounds is not None and bounds["x"] >= 0 and bounds["x"] + bounds["width"] <= box_width
+        links = _results_by_meaning(page)
+        assert pages_title(site, links[0]) == INFLUENCERS
+        assert violations == [] and tab.monitor.third_party == []
+
+
+def pages_title(site: Site, link: str) -> str:  # noqa: F811
+    return site.record_at(link)["title"]
