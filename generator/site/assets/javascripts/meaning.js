@@ -192,14 +192,12 @@
     return [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, count);
   }
 
-  // The papers nearest to `text`: [{id, url, title, authors, snippet, score}], best first.
-  async function search(text, count = 10) {
+  // Every paper of the clusters a query probes (all papers, up to 3,000) with its score.
+  async function scored(text) {
     const state = await ready();
     const query = await embed(text);
     const { index } = state;
-    const probed = state.centroids
-      ? top(scores(query, state.centroids, index.dimensions), index.probe)
-      : [0];
+    const probed = state.centroids ? top(scores(query, state.centroids, index.dimensions), index.probe) : [0];
     const files = await Promise.all(
       probed.map((cluster) =>
         cached(state.clusters, cluster, async () =>
@@ -213,17 +211,33 @@
         candidates.push({ cluster: probed[at], row, score }),
       );
     });
-    candidates.sort((a, b) => b.score - a.score);
-    const best = candidates.slice(0, count);
-    const papers = await Promise.all(
-      best.map(({ cluster }) =>
-        cached(state.papers, cluster, () => fetchJson(new URL(`papers-${cluster}.json`, FOLDER))),
-      ),
+    return candidates.sort((a, b) => b.score - a.score);
+  }
+
+  function papersOf(cluster) {
+    return ready().then((state) =>
+      cached(state.papers, cluster, () => fetchJson(new URL(`papers-${cluster}.json`, FOLDER))),
     );
-    return best.map(({ row, score }, at) => {
-      const [id, url, title, authors, snippet] = papers[at][row];
-      return { id, url: new URL(url, ROOT).href, title, authors, snippet, score };
-    });
+  }
+
+  function paper([id, url, title, authors, snippet], score) {
+    return { id, url: new URL(url, ROOT).href, title, authors, snippet, score };
+  }
+
+  // The papers nearest to `text`: [{id, url, title, authors, snippet, score}], best first.
+  async function search(text, count = 10) {
+    const best = (await scored(text)).slice(0, count);
+    const rows = await Promise.all(best.map(({ cluster }) => papersOf(cluster)));
+    return best.map(({ row, score }, at) => paper(rows[at][row], score));
+  }
+
+  // Closeness to `text` by paper id, for Explore's order: the papers of the probed clusters, which are
+  // all of them up to 3,000 papers (past that, the others have none and keep their order after).
+  async function closeness(text) {
+    const candidates = await scored(text);
+    const clusters = [...new Set(candidates.map(({ cluster }) => cluster))];
+    const rows = new Map(await Promise.all(clusters.map(async (c) => [c, await papersOf(c)])));
+    return new Map(candidates.map(({ cluster, row, score }) => [rows.get(cluster)[row][0], score]));
   }
 
   // --- one ranking of word and meaning matches ----------------------------------------------
@@ -248,6 +262,7 @@
 
   window.paperMeaning = {
     search,
+    closeness,
     fuse,
     weights,
     embed,

@@ -305,7 +305,16 @@
     }
     const sortings = [["", "Digest order"], ["title", "Title"]];
     if (years.length) sortings.push(["year", "Year, newest first"], ["-year", "Year, oldest first"]);
+    if (window.paperMeaning) sortings.push(["near", "Closeness in meaning to…"]);
     field("sort", "Sort by", select(sortings));
+    // The text papers are ordered by closeness to (javascripts/meaning.js runs the digest's model in
+    // the browser: fetched the first time this order is asked for).
+    const near = element("input");
+    near.type = "search";
+    near.placeholder = "a question, a topic, an abstract";
+    field("near", "Close in meaning to", near);
+    near.closest("label").hidden = true;
+    const nearOrders = new Map(); // text → papers, closest first
     const clear = element("button", "md-button paper-explore__clear", "Clear");
     clear.type = "reset";
     form.append(clear);
@@ -324,7 +333,7 @@
     function readState() {
       const state = {};
       const params = new URLSearchParams(location.search);
-      for (const name of [...FILTERS, "sort"]) state[name] = (params.get(name) || "").trim();
+      for (const name of [...FILTERS, "sort", "near"]) state[name] = (params.get(name) || "").trim();
       return state;
     }
 
@@ -339,6 +348,7 @@
         track: value("track") ? tracks[Number(value("track"))] || "" : "",
         year: value("year"),
         sort: value("sort"),
+        near: value("sort") === "near" ? value("near") : "",
       };
     }
 
@@ -355,11 +365,13 @@
       set("year", years.includes(Number(state.year)) ? state.year : "");
       const sorts = [...controls.sort.options].map((option) => option.value);
       set("sort", sorts.includes(state.sort) ? state.sort : "");
+      controls.near.value = state.near || "";
+      controls.near.closest("label").hidden = controls.sort.value !== "near";
     }
 
     function writeUrl(state) {
       const params = new URLSearchParams();
-      for (const name of [...FILTERS, "sort"]) if (state[name]) params.set(name, state[name]);
+      for (const name of [...FILTERS, "sort", "near"]) if (state[name]) params.set(name, state[name]);
       const query = params.toString();
       const address = location.pathname + (query ? `?${query}` : "") + location.hash;
       if (address !== location.pathname + location.search + location.hash) {
@@ -370,7 +382,8 @@
     // Each order is computed once, the first time it is asked for; a filter then keeps the papers of
     // the order that match, so no redraw sorts.
     const orders = { "": papers };
-    function ordered(sort) {
+    function ordered(sort, nearText) {
+      if (sort === "near") return nearOrders.get(nearText) || papers;
       if (!orders[sort]) {
         const key = (p) => p.title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
         const keys = papers.map(key);
@@ -392,7 +405,7 @@
       const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
       const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
       const year = state.year ? Number(state.year) : null;
-      return ordered(state.sort).filter(
+      return ordered(state.sort, state.near).filter(
         (p) =>
           (topic === null || p.topic === topic) &&
           (venue === null || p.venue === venue) &&
@@ -428,10 +441,25 @@
       container.paperDigestRedrawMs = performance.now() - started;
     }
 
-    function onChange() {
+    // Closeness to a text is computed once per text, then filtered like any order.
+    async function withNearOrder(state) {
+      controls.near.closest("label").hidden = state.sort !== "near";
+      if (state.sort !== "near" || !state.near || nearOrders.has(state.near)) return;
+      count.textContent = "Reading the text for its meaning…";
+      const scores = await window.paperMeaning.closeness(state.near);
+      const ranked = papers.filter((p) => scores.has(p.id)).sort((a, b) => scores.get(b.id) - scores.get(a.id));
+      nearOrders.set(state.near, [...ranked, ...papers.filter((p) => !scores.has(p.id))]);
+    }
+
+    async function onChange() {
       const state = stateFromForm();
       writeUrl(state);
-      redraw(state);
+      try {
+        await withNearOrder(state);
+      } catch (error) {
+        console.warn("Paper Digest: ordering by meaning failed", error);
+      }
+      if (JSON.stringify(stateFromForm()) === JSON.stringify(state)) redraw(state);
     }
 
     form.addEventListener("change", onChange);
@@ -457,6 +485,7 @@
     fillForm(state);
     redraw(state);
     container.dataset.ready = "yes";
+    if (state.sort === "near" && state.near) onChange();
   }
 
   // --- My list ------------------------------------------------------------------------------
