@@ -85,6 +85,7 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
     by_id = {row["id"]: row for row in rows}
     rows = [by_id[paper.id] for paper in papers]  # the build's order (duplicates dropped)
     if (site / "meaning" / "index.json").is_file():
+        copy_scripts(site)
         return rows
     shutil.rmtree(site, ignore_errors=True)
     entries = settle_titles(papers)
@@ -116,19 +117,24 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
     for path, data in files.items():
         (site / path).parent.mkdir(parents=True, exist_ok=True)
         (site / path).write_bytes(data)
-    for script in ("meaning.js", "search.js"):
-        (site / "javascripts").mkdir(exist_ok=True)
-        shutil.copy(ASSETS_DIR / "javascripts" / script, site / "javascripts" / script)
-    shutil.copytree(
-        ASSETS_DIR / "javascripts" / "vendor", site / "javascripts" / "vendor", dirs_exist_ok=True
-    )
     (site / "index.html").write_text(
         '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
         '<script src="javascripts/meaning.js"></script><script src="javascripts/search.js"></script>'
         "</body></html>",
         encoding="utf-8",
     )
+    copy_scripts(site)
     return rows
+
+
+def copy_scripts(site: Path) -> None:
+    """The site's scripts as they are now (the pages and meaning files stay as built)."""
+    for script in ("meaning.js", "search.js"):
+        (site / "javascripts").mkdir(exist_ok=True)
+        shutil.copy(ASSETS_DIR / "javascripts" / script, site / "javascripts" / script)
+    shutil.copytree(
+        ASSETS_DIR / "javascripts" / "vendor", site / "javascripts" / "vendor", dirs_exist_ok=True
+    )
 
 
 ASK = """
@@ -145,10 +151,14 @@ async ({queries, depth}) => {
     const words = data.map(d => new URL(d.url, location.href).href);
     const wordMs = performance.now() - started;
     const begun = performance.now();
-    const meaning = (await window.paperMeaning.search(query, depth)).map(p => p.url);
+    const nearest = await window.paperMeaning.search(query, depth);
+    const meaning = nearest.map(p => p.url);
     const meaningMs = performance.now() - begun;
     const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning);
-    out.push({ query, words, total: found.results.length, meaning, fused, wordMs, meaningMs });
+    out.push({
+      query, words, total: found.results.length, meaning, fused, wordMs, meaningMs, cleaned,
+      wordScores: found.results.slice(0, depth).map(r => r.score), meaningScores: nearest.map(p => p.score),
+    });
   }
   return out;
 }
@@ -233,30 +243,69 @@ def main() -> None:
     report(results)
 
 
+def rule(few: int, word_few: float, word_many: float) -> Weights:
+    """Word search's weight by how many pages it matched (it requires every word): none, at most
+    ``few``, or more; meaning's weight is 1."""
+    return lambda answer: (
+        0.0 if answer["total"] == 0 else word_few if answer["total"] <= few else word_many,
+        1.0,
+    )
+
+
+RULES = {
+    f"few<={few} w{word_few}/{word_many}": rule(few, word_few, word_many)
+    for few in (5, 10, 20, 50, 100)
+    for word_few in (1.0, 2.0, 4.0)
+    for word_many in (0.25, 0.5, 0.75, 1.0, 1.5)
+}
+
+
 def report(results: dict) -> None:
-    variants: dict[str, Weights] = {
-        "plain RRF": lambda a: (1.0, 1.0),
-    }
-    print(f"{'set':18} {'queries':>7} {'words':>6} {'meaning':>7} {'shipped':>7}  " + "  ".join(variants))
+    per_set: dict[str, dict[str, float]] = {}
     for name, (queries, answers, title_answers, rows) in results.items():
         relevant = list(queries.values())
-        words = np.mean([precision_at_10(a["words"], r) for a, r in zip(answers, relevant, strict=True)])
-        meaning = np.mean([precision_at_10(a["meaning"], r) for a, r in zip(answers, relevant, strict=True)])
-        shipped = np.mean([precision_at_10(a["fused"], r) for a, r in zip(answers, relevant, strict=True)])
-        others = [
-            np.mean([precision_at_10(fused(a, weights), r) for a, r in zip(answers, relevant, strict=True)])
-            for weights in variants.values()
-        ]
-        print(
-            f"{name:18} {len(queries):7} {words:6.3f} {meaning:7.3f} {shipped:7.3f}  "
-            + "  ".join(f"{value:.3f}" for value in others)
-        )
+
+        def mean_precision(rankings: list[list[str]], relevant: list[set[int]] = relevant) -> float:
+            return float(
+                np.mean([precision_at_10(r, rel) for r, rel in zip(rankings, relevant, strict=True)])
+            )
+
+        scores = {
+            "words": mean_precision([a["words"] for a in answers]),
+            "meaning": mean_precision([a["meaning"] for a in answers]),
+            "shipped": mean_precision([a["fused"] for a in answers]),
+            "plain RRF": mean_precision([fused(a, lambda a: (1.0, 1.0)) for a in answers]),
+        }
+        scores |= {
+            label: mean_precision([fused(a, weights) for a in answers]) for label, weights in RULES.items()
+        }
+        per_set[name] = scores
         titles = {row["title"]: index for index, row in enumerate(rows)}
-        first = [paper_index(a["fused"][0]) == titles[a["query"]] for a in title_answers if a["fused"]]
-        print(f"{'':18} own title first (shipped fusion): {np.mean(first):.2f} of {len(title_answers)}")
+        first = [bool(a["fused"]) and paper_index(a["fused"][0]) == titles[a["query"]] for a in title_answers]
         ms = [a["meaningMs"] for a in answers]
+        empty = sum(a["total"] == 0 for a in answers)
         print(
-            f"{'':18} meaning query: median {np.median(ms):.0f} ms, 90th pct {np.percentile(ms, 90):.0f} ms"
+            f"{name}: {len(queries)} queries ({empty} without a word match); own title first (shipped): "
+            f"{np.mean(first):.2f} of {len(first)}; meaning query median {np.median(ms):.0f} ms, "
+            f"90th pct {np.percentile(ms, 90):.0f} ms"
+        )
+    names = list(per_set)
+    shown = ["words", "meaning", "shipped", "plain RRF"]
+
+    def margin(label: str) -> float:
+        """How far the ranking falls below the better side on its worst set."""
+        return min(per_set[n][label] - max(per_set[n]["words"], per_set[n]["meaning"]) for n in names)
+
+    best_rules = sorted(
+        RULES, key=lambda label: (-margin(label), -np.mean([per_set[n][label] for n in names]))
+    )
+    print(f"\n{'P@10':24}" + "".join(f"{n:>18}" for n in names) + f"{'mean':>8}{'worst gap':>10}")
+    for label in shown + best_rules[:8]:
+        values = [per_set[n][label] for n in names]
+        print(
+            f"{label:24}"
+            + "".join(f"{v:18.3f}" for v in values)
+            + f"{np.mean(values):8.3f}{margin(label):10.3f}"
         )
 
 

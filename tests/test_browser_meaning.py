@@ -201,3 +201,28 @@ def test_meaning_search_on_a_phone(chromium: Browser, site: Site) -> None:  # no
 
 def pages_title(site: Site, link: str) -> str:  # noqa: F811
     return site.record_at(link)["title"]
+
+
+def test_explore_sorts_by_closeness_in_meaning_to_a_question(
+    watched: tuple[Tab, list],
+    site: Site,  # noqa: F811
+) -> None:
+    tab, violations = watched
+    page = tab.page
+    page.goto(site.url + "explore/")
+    wait_until(page, "() => document.querySelector('.paper-explore')?.dataset.ready === 'yes'")
+    assert _meaning_requests(tab) == []
+    page.select_option(".paper-explore select[name=sort]", "near")
+    near = page.locator(".paper-explore input[name=near]")
+    assert near.is_visible()
+    near.fill(NO_SHARED_WORDS)
+    near.press("Enter")
+    wait_until(
+        page,
+        """title => document.querySelector('.paper-explore__results li')?.textContent.includes(title)""",
+        INFLUENCERS,
+        timeout=120_000,
+    )
+    assert "near=" in page.url and "sort=near" in page.url
+    assert page.locator(".paper-explore__results li").count() > 1  # every paper, closest first
+    assert violations == [] and tab.monitor.third_party == []
