@@ -112,8 +112,7 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
         )
         for index, entry in enumerate(entries)
     ]
-    titled = np.linalg.norm(vectors.title, axis=1) > 0
-    files = meaning_files(meaning, vectors.text, vectors.title[titled], onnx_model(cache))
+    files = meaning_files(meaning, vectors.text, onnx_model(cache))
     for path, data in files.items():
         (site / path).parent.mkdir(parents=True, exist_ok=True)
         (site / path).write_bytes(data)

@@ -258,11 +258,9 @@ def _shown_on_every_page(digest: Digest) -> tuple[str, bool]:
 
 @dataclass(frozen=True)
 class _MeaningInputs:
-    """What search by meaning ships: the papers' vectors, their titles' (to choose how many clusters
-    a query probes) and the model exported for the browser."""
+    """What search by meaning ships: the papers' vectors and the model exported for the browser."""
 
     vectors: np.ndarray
-    title_vectors: np.ndarray
     model: OnnxModel
 
 
@@ -283,9 +281,7 @@ def _meaning_inputs(
             f"search by meaning left out: the model's vectors are not {model.dimensions}-dimensional"
         )
         return None
-    titled = np.linalg.norm(embeddings.title, axis=1) > 0
-    titles = embeddings.title[titled] if titled.any() else embeddings.text
-    return _MeaningInputs(embeddings.text, titles, model)
+    return _MeaningInputs(embeddings.text, model)
 
 
 def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInputs) -> dict[str, bytes]:
@@ -301,7 +297,7 @@ def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInpu
         )
         for paper in digest.papers
     ]
-    return meaning_files(papers, meaning.vectors, meaning.title_vectors, meaning.model)
+    return meaning_files(papers, meaning.vectors, meaning.model)
 
 
 def _write_and_build(

@@ -58,13 +58,14 @@ def _papers(count: int) -> list[MeaningPaper]:
 
 def test_a_small_digest_is_one_cluster_searched_whole(exported: OnnxModel) -> None:
     vectors = _clustered(300)
-    files = meaning_files(_papers(300), vectors, vectors, exported)
+    files = meaning_files(_papers(300), vectors, exported)
     index = json.loads(files[INDEX_FILE])
     assert index["clusters"] == [300] and index["probe"] == 1
     assert "meaning/centroids.bin" not in files
     assert files["meaning/model.onnx"] == b"model"
-    rows = json.loads(files["meaning/papers-0.json"])
+    rows = [row for part in range(3) for row in json.loads(files[f"meaning/papers-{part}.json"])]
     assert [row[0] for row in rows] == [f"id{i}" for i in range(300)]
+    assert "meaning/papers-3.json" not in files
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -74,12 +75,15 @@ def test_past_a_size_every_paper_is_in_one_cluster_and_the_probe_finds_its_neigh
     monkeypatch.setattr(meaning_index, "SINGLE_CLUSTER_PAPERS", 500)
     monkeypatch.setattr(meaning_index, "PAPERS_PER_CLUSTER", 50)
     vectors = _clustered(2000, seed=seed)
-    queries = _clustered(300, seed=seed + 1)
-    files = meaning_files(_papers(2000), vectors, queries, exported)
+    files = meaning_files(_papers(2000), vectors, exported)
     index = json.loads(files[INDEX_FILE])
     assert len(index["clusters"]) == 40 and sum(index["clusters"]) == 2000
-    ids = [row[0] for c in range(40) for row in json.loads(files[f"meaning/papers-{c}.json"])]
+    ids = [row[0] for part in range(20) for row in json.loads(files[f"meaning/papers-{part}.json"])]
     assert sorted(ids) == sorted(f"id{i}" for i in range(2000))
+    # The result files follow the vector files' order: a cluster's papers are together.
+    stored = np.concatenate([read_vectors_file(files[f"meaning/vectors-{c}.bin"], 32) for c in range(40)])
+    order = [int(paper_id[2:]) for paper_id in ids]
+    assert np.allclose(stored, vectors[order], atol=0.01)
     assert index["recall"] >= meaning_index.TARGET_RECALL or index["probe"] * 50 * 36 > 1_000_000
     assert 1 <= index["probe"] < 40
     assert len(read_vectors_file(files["meaning/centroids.bin"], 32)) == 40
@@ -87,7 +91,7 @@ def test_past_a_size_every_paper_is_in_one_cluster_and_the_probe_finds_its_neigh
 
 def test_mismatched_papers_and_vectors_are_refused(exported: OnnxModel) -> None:
     with pytest.raises(ValueError, match="3 papers but 2 vectors"):
-        meaning_files(_papers(3), _clustered(2), _clustered(2), exported)
+        meaning_files(_papers(3), _clustered(2), exported)
 
 
 def test_snippet_cuts_at_a_word() -> None:

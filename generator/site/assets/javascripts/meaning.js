@@ -192,7 +192,7 @@
     return [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, count);
   }
 
-  // Every paper of the clusters a query probes (all papers, up to 3,000) with its score.
+  // Every paper of the clusters a query probes (all papers, up to 3,500) with its score.
   async function scored(text) {
     const state = await ready();
     const query = await embed(text);
@@ -205,19 +205,24 @@
         ),
       ),
     );
+    // A paper's place in the vector files' order, which the result files follow.
+    const starts = [];
+    index.clusters.reduce((start, size) => (starts.push(start), start + size), 0);
     const candidates = [];
     files.forEach((file, at) => {
-      scores(query, file, index.dimensions).forEach((score, row) =>
-        candidates.push({ cluster: probed[at], row, score }),
-      );
+      const start = starts[probed[at]];
+      scores(query, file, index.dimensions).forEach((score, row) => candidates.push({ place: start + row, score }));
     });
     return candidates.sort((a, b) => b.score - a.score);
   }
 
-  function papersOf(cluster) {
-    return ready().then((state) =>
-      cached(state.papers, cluster, () => fetchJson(new URL(`papers-${cluster}.json`, FOLDER))),
-    );
+  // What the result at `place` shows: [id, url, title, authors, snippet].
+  async function resultRow(place) {
+    const state = await ready();
+    const size = state.index.results_per_file;
+    const file = Math.floor(place / size);
+    const rows = await cached(state.papers, file, () => fetchJson(new URL(`papers-${file}.json`, FOLDER)));
+    return rows[place % size];
   }
 
   function paper([id, url, title, authors, snippet], score) {
@@ -227,17 +232,16 @@
   // The papers nearest to `text`: [{id, url, title, authors, snippet, score}], best first.
   async function search(text, count = 10) {
     const best = (await scored(text)).slice(0, count);
-    const rows = await Promise.all(best.map(({ cluster }) => papersOf(cluster)));
-    return best.map(({ row, score }, at) => paper(rows[at][row], score));
+    const rows = await Promise.all(best.map(({ place }) => resultRow(place)));
+    return best.map(({ score }, at) => paper(rows[at], score));
   }
 
   // Closeness to `text` by paper id, for Explore's order: the papers of the probed clusters, which are
-  // all of them up to 3,000 papers (past that, the others have none and keep their order after).
+  // all of them up to 3,500 papers (past that, the others have none and keep their order after).
   async function closeness(text) {
     const candidates = await scored(text);
-    const clusters = [...new Set(candidates.map(({ cluster }) => cluster))];
-    const rows = new Map(await Promise.all(clusters.map(async (c) => [c, await papersOf(c)])));
-    return new Map(candidates.map(({ cluster, row, score }) => [rows.get(cluster)[row][0], score]));
+    const rows = await Promise.all(candidates.map(({ place }) => resultRow(place)));
+    return new Map(candidates.map(({ score }, at) => [rows[at][0], score]));
   }
 
   // --- one ranking of word and meaning matches ----------------------------------------------
