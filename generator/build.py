@@ -271,7 +271,11 @@ def _meaning_inputs(
     another embedder (a test's fake one) would not match the reader's query. The papers' vectors come
     from the embedding cache, where the analysis left them (a reused analysis holds none)."""
     backend = getattr(embedder, "backend", embedder)
-    if not isinstance(backend, SentenceTransformerEmbedder) or not digest.papers:
+    if (
+        not settings.meaning_search
+        or not isinstance(backend, SentenceTransformerEmbedder)
+        or not digest.papers
+    ):
         return None
     with reporter.stage("search by meaning: model for the browser"):
         model = onnx_model(settings.resolve(settings.cache_dir), settings.model)
@@ -298,6 +302,18 @@ def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInpu
         for paper in digest.papers
     ]
     return meaning_files(papers, meaning.vectors, meaning.model)
+
+
+MEANING_SCRIPT = "javascripts/meaning.js"
+MEANING_RUNTIME = "javascripts/vendor/onnxruntime-web/"
+
+
+def _without_meaning_search(files: dict) -> dict[str, str]:
+    """A site without search by meaning: no runtime, and a script that defines nothing, so the search
+    box shows no switch and Explore no order by closeness."""
+    for path in [path for path in files if path.startswith(MEANING_RUNTIME)]:
+        del files[path]
+    return {MEANING_SCRIPT: "// Search by meaning is not part of this digest.\n"}
 
 
 def _write_and_build(
@@ -337,6 +353,8 @@ def _write_and_build(
         files.update(redirect_files(moves, PAPERS_DIR))
         if meaning is not None:
             files.update(_meaning_files(renderer, pending.digest, meaning))
+        else:
+            files.update(_without_meaning_search(files))
         project_docs = settings.project_root / "docs"
         report = output.write_docs(
             files, pending.digest.name, project_docs if project_docs.is_dir() else None

@@ -403,3 +403,16 @@ def test_a_site_whose_navigation_gains_or_loses_topics_is_built_anew(tmp_path: P
     unlisted = site_fingerprint("docs", config, "Name", nav_lists_topics=False)
     assert listed.settings != unlisted.settings and listed.docs == unlisted.docs
     assert site_fingerprint("docs", config, "Name") == listed
+
+
+def test_a_site_without_search_by_meaning_ships_no_runtime_and_no_switch(
+    project: dict, fake_embedder
+) -> None:
+    """The fake embedder's vectors are not the model's: the site gets no meaning/ folder, no runtime,
+    and a meaning.js that defines nothing (so the search box shows no switch)."""
+    settings, request = project["settings"], project["request"]
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    site = snapshot(request.site_dir)
+    assert not any(path.startswith(("meaning/", "javascripts/vendor/")) for path in site)
+    script = (request.site_dir / "javascripts" / "meaning.js").read_text(encoding="utf-8")
+    assert "paperMeaning" not in script

@@ -206,3 +206,14 @@ def test_the_owners_site_name_wins_over_a_text_files_first_line(tmp_path: Path, 
     write_text_input(folder / "abstracts" / "other.txt", "Other Header", ["Another abstract " * 5])
     assert built_name() == "Lab Reading Group"
     assert built_name(replace(request, name="Chosen")) == "Chosen"
+
+
+def test_meaning_search_is_a_switch(tmp_path: Path) -> None:
+    from generator.project.settings import load_settings
+
+    assert load_settings(tmp_path).meaning_search is True
+    (tmp_path / "pyproject.toml").write_text("[tool.paper-digest]\nmeaning_search = false\n")
+    assert load_settings(tmp_path).meaning_search is False
+    (tmp_path / "pyproject.toml").write_text('[tool.paper-digest]\nmeaning_search = "no"\n')
+    with pytest.raises(DigestError, match="'meaning_search' must be true or false"):
+        load_settings(tmp_path)

@@ -30,6 +30,9 @@ class Settings:
     mkdocs_config: Path = Path("mkdocs.yml")
     columns: tuple[tuple[str, str], ...] = ()
     """``(field, column header)`` pairs for CSV/TSV inputs whose headers the reader does not know."""
+    meaning_search: bool = True
+    """Ship search by meaning (the model, 34 MB, and the runtime, 14 MB, fetched only by readers who
+    ask for it); ``false`` leaves the site's search to words."""
 
     def resolve(self, path: Path) -> Path:
         """A configured path, relative to the project root unless absolute."""
@@ -98,6 +101,10 @@ def load_settings(project_root: Path) -> Settings:
                     f"{pyproject}: 'columns' must be a table such as {{ abstract = \"Summary\" }}"
                 )
             values[name] = parse_columns(value.items(), f"{pyproject}: 'columns'")
+        elif name == "meaning_search":
+            if not isinstance(value, bool):
+                raise DigestError(f"{pyproject}: {key!r} must be true or false")
+            values[name] = value
         elif name in ("precision", "device"):
             choices = PRECISIONS if name == "precision" else DEVICES
             if value not in choices:
