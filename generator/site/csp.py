@@ -19,8 +19,9 @@ The policy, and why each source is there:
   ``'unsafe-eval'`` (MathJax 3 and Material need neither), so inline event handlers and
   ``javascript:`` links never run either;
 - ``'wasm-unsafe-eval'`` in ``script-src``: search (``javascripts/search.js``) runs Pagefind's
-  WebAssembly, fetched from the site itself. It lets a page compile WebAssembly only, not run text
-  as JavaScript (``eval`` and ``new Function`` stay refused);
+  WebAssembly, and search by meaning (``javascripts/meaning.js``) onnxruntime-web's, both fetched
+  from the site itself. It lets a page compile WebAssembly only, not run text as JavaScript
+  (``eval`` and ``new Function`` stay refused);
 - ``style-src 'self' 'unsafe-inline'``: MathJax's CHTML output writes a ``<style>`` element and
   ``style`` attributes as it typesets, and the map colours its legend with ``style`` attributes. CSS
   cannot run script, and with images, fonts and connections held to the site below, injected CSS
