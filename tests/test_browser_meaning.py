@@ -189,11 +189,15 @@ def test_meaning_search_on_a_phone(chromium: Browser, site: Site) -> None:  # no
         page.locator("label.md-header__button[for='__search']").first.click()
         box = page.locator(f".paper-search {SEARCH_INPUT}")
         box.type(NO_SHARED_WORDS)
-        switch = page.locator(MEANING_SWITCH)
-        assert switch.is_visible()
-        box_width = page.viewport_size["width"]
-        bounds = switch.bounding_box()
-        assert bounds is not None and bounds["x"] >= 0 and bounds["x"] + bounds["width"] <= box_width
+        assert page.locator(MEANING_SWITCH).is_visible()
+        # On screen once the full-screen search has slid in (Material animates it).
+        wait_until(
+            page,
+            f"""() => {{
+              const box = document.querySelector('{MEANING_SWITCH}').getBoundingClientRect();
+              return box.width > 0 && box.left >= 0 && box.right <= window.innerWidth;
+            }}""",
+        )
         links = _results_by_meaning(page)
         assert pages_title(site, links[0]) == INFLUENCERS
         assert violations == [] and tab.monitor.third_party == []
