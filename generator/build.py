@@ -240,12 +240,12 @@ def _report_matches(settled: SettledPapers, reporter: Reporter) -> None:
     if not settled.previous.papers:
         return
     kept = [
-        f"{plural(counts.edited, 'edited paper')} kept their addresses" if counts.edited else "",
-        f"{plural(counts.revived, 'paper')} back at their old addresses" if counts.revived else "",
-        f"{plural(counts.new, 'new paper')}" if counts.new else "",
+        f"kept for {plural(counts.edited, 'edited paper')}" if counts.edited else "",
+        f"given back to {plural(counts.revived, 'returning paper')}" if counts.revived else "",
+        f"new for {plural(counts.new, 'paper')}" if counts.new else "",
     ]
     removed = sum(1 for successor in settled.successors.values() if successor is None)
-    kept.append(f"{plural(removed, 'paper')} gone (their addresses lead on)" if removed else "")
+    kept.append(f"left as a note for {plural(removed, 'removed paper')}" if removed else "")
     if any(kept):
         reporter.info("addresses: " + "; ".join(part for part in kept if part))
 

@@ -187,6 +187,7 @@ def _new(arguments: argparse.Namespace) -> int:
         print(f"warning: {made.install.warning}", file=sys.stderr)
     step = "" if inputs else "put your paper files in abstracts/, then "
     print(f"next: cd {arguments.directory} && {step}paper-digest build (or paper-digest serve to preview)")
+    print(f"then commit the folder with the {ADDRESS_RECORD} the build writes: it keeps page addresses")
     return 0
 
 
@@ -194,7 +195,8 @@ def _skipped_summary(skipped: Sequence[str]) -> str:
     """Every record ``--keep-going`` passed over, one a line, printed last so none scrolls away."""
     listing = "".join(f"\n  {problem}" for problem in skipped)
     count = plural(len(skipped), "unreadable record")
-    return f"skipped {count} (--keep-going); fix them and build again:{listing}"
+    them = "it" if len(skipped) == 1 else "them"
+    return f"skipped {count} (--keep-going); fix {them} and build again:{listing}"
 
 
 def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:

@@ -253,6 +253,21 @@ def test_a_first_build_that_fails_serves_the_last_site_with_the_error(tmp_path: 
         started.shutdown()
 
 
+def test_an_address_in_use_is_refused_before_the_build(tmp_path: Path) -> None:
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        target = PreviewTarget(settings, request)
+        preview = Preview(lambda: target, Reporter(io.StringIO(), quiet=True), address, FakeEmbedder())
+        with pytest.raises(DigestError, match=r"cannot serve on 127\.0\.0\.1"):
+            preview.start()
+    assert not (tmp_path / "site").exists()
+
+
 def test_a_build_waits_for_the_lock_when_asked_to(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     told: list[str] = []

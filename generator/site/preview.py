@@ -23,6 +23,7 @@ edits the build may have read too early) when it has finished.
 from __future__ import annotations
 
 import html
+import socket
 import threading
 import time
 import traceback
@@ -246,6 +247,12 @@ class Preview:
         from generator.site.mkdocs_config import configured_site_url, read_owner_config
 
         target = self._target
+        config_file = target.settings.resolve(target.settings.mkdocs_config)
+        owner_address = read_owner_config(config_file).get("dev_addr")
+        address = parse_address(
+            self._address or (owner_address if isinstance(owner_address, str) else None) or DEFAULT_ADDRESS
+        )
+        _check_free(address)  # before the build, which takes minutes at a conference's size
         self._sources = file_states(target.sources())
         try:
             self._build(target, "start")
@@ -254,11 +261,6 @@ class Preview:
                 raise
             self._failed(error)
             self._seen_stamp = _site_stamp(target.site_dir)
-        config_file = target.settings.resolve(target.settings.mkdocs_config)
-        owner_address = read_owner_config(config_file).get("dev_addr")
-        address = parse_address(
-            self._address or (owner_address if isinstance(owner_address, str) else None) or DEFAULT_ADDRESS
-        )
         mount_path = urlsplit(configured_site_url(config_file) or "/").path or "/"
         self.server = PreviewServer(self.rebuild, address, target.site_dir, mount_path, lambda: self.failure)
         self._watch(target)
@@ -407,3 +409,20 @@ def _site_stamp(site_dir: Path) -> str | None:
         return (site_dir / SITE_STAMP).read_text(encoding="utf-8")
     except OSError:
         return None
+
+
+def _check_free(address: tuple[str, int]) -> None:
+    """Refuse an address another program serves on now, rather than after the first build."""
+    host, port = address
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise DigestError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
+    family, kind, _, _, where = infos[0]
+    with socket.socket(family, kind) as probe:
+        # As the server binds (SO_REUSEADDR): a port left in TIME_WAIT by a stopped preview is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError as error:
+            raise DigestError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
