@@ -253,6 +253,35 @@ def test_a_first_build_that_fails_serves_the_last_site_with_the_error(tmp_path: 
         started.shutdown()
 
 
+def test_a_template_folder_made_while_serving_is_watched_and_used(tmp_path: Path) -> None:
+    settings = replace(
+        load_settings(PROJECT_ROOT),
+        cache_dir=tmp_path / "cache",
+        project_root=tmp_path,
+        mkdocs_config=PROJECT_ROOT / "mkdocs.yml",
+    )
+    source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
+    request = BuildRequest((source,), tmp_path / "docs", tmp_path / "site")
+    address = f"127.0.0.1:{free_port()}"
+    target = PreviewTarget(settings, request)
+    preview = Preview(lambda: target, Reporter(io.StringIO(), quiet=True), address, FakeEmbedder())
+    preview.start()
+    thread = threading.Thread(target=preview.serve, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: _answers(f"http://{address}"), 30, "the server to answer")
+        templates = tmp_path / "site_templates"
+        assert templates not in target.sources()
+        templates.mkdir()
+        (templates / "about.md.j2").write_text("# About\n\nA page of the owner's own.\n", encoding="utf-8")
+        wait_for(
+            lambda: "of the owner" in fetch(f"http://{address}/about/")[1], 60, "the owner's template in use"
+        )
+    finally:
+        preview.shutdown()
+        thread.join(timeout=10)
+
+
 def test_an_address_in_use_is_refused_before_the_build(tmp_path: Path) -> None:
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
     source = write_text_input(tmp_path / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)

@@ -391,14 +391,20 @@ class Preview:
 
     def _follow_other_builds(self) -> None:
         """A site built by another build (its stamp changed) gets the preview to rebuild, which
-        reloads the browsers; so does the end of a build that held the lock when a rebuild was due."""
+        reloads the browsers; so does the end of a build that held the lock when a rebuild was due,
+        and a source that did not exist when last looked at (a site_templates/ or pyproject.toml
+        made while serving: the watcher watches only what exists)."""
         docs_dir = self._target.request.docs_dir
         while not self._stop.wait(POLL_SECONDS):
             if self._building.locked() or self.server is None:
                 continue
             stamp = _site_stamp(self.site_dir)
             other_site = stamp is not None and stamp != self._seen_stamp
-            if other_site or (self._deferred and not build_running(docs_dir)):
+            appeared = set(self._target.sources()) - self._watched
+            for path in appeared:
+                self.server.watch(str(path))
+            self._watched = self._watched | appeared
+            if other_site or appeared or (self._deferred and not build_running(docs_dir)):
                 self._deferred = False
                 self._seen_stamp = stamp if other_site else self._seen_stamp
                 self.server.request_rebuild()
