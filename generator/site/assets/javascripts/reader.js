@@ -309,11 +309,13 @@
     field("sort", "Sort by", select(sortings));
     // The text papers are ordered by closeness to (javascripts/meaning.js runs the digest's model in
     // the browser: fetched the first time this order is asked for).
-    const near = element("input");
-    near.type = "search";
-    near.placeholder = "a question, a topic, an abstract";
-    field("near", "Close in meaning to", near);
-    near.closest("label").hidden = true;
+    if (window.paperMeaning) {
+      const near = element("input");
+      near.type = "search";
+      near.placeholder = "a question, a topic, an abstract";
+      field("near", "Close in meaning to", near);
+      near.closest("label").hidden = true;
+    }
     const nearOrders = new Map(); // text → papers, closest first
     const clear = element("button", "md-button paper-explore__clear", "Clear");
     clear.type = "reset";
@@ -365,8 +367,10 @@
       set("year", years.includes(Number(state.year)) ? state.year : "");
       const sorts = [...controls.sort.options].map((option) => option.value);
       set("sort", sorts.includes(state.sort) ? state.sort : "");
-      controls.near.value = state.near || "";
-      controls.near.closest("label").hidden = controls.sort.value !== "near";
+      if (controls.near) {
+        controls.near.value = state.near || "";
+        controls.near.closest("label").hidden = controls.sort.value !== "near";
+      }
     }
 
     function writeUrl(state) {
@@ -443,6 +447,7 @@
 
     // Closeness to a text is computed once per text, then filtered like any order.
     async function withNearOrder(state) {
+      if (!controls.near) return;
       controls.near.closest("label").hidden = state.sort !== "near";
       if (state.sort !== "near" || !state.near || nearOrders.has(state.near)) return;
       count.textContent = "Reading the text for its meaning…";
