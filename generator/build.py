@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -222,7 +223,10 @@ def _analyse_or_reuse(
         digest = stored.load(key, collection, embedder.name)
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
-            return _Analysis(PendingDigest(digest), True, remember, key)
+            # The whole-digest files (explore data, feed, papers.bib …) also hold the pages' addresses.
+            slugs = "\0".join(paper.entry.slug for paper in digest.papers)
+            page_key = hashlib.sha256(f"{key}\0{slugs}".encode()).hexdigest()
+            return _Analysis(PendingDigest(digest), True, remember, page_key)
     pending = analyse(
         collection,
         embedder,

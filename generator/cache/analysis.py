@@ -32,8 +32,10 @@ def analysis_key(
     for paper in collection.papers:
         add([
             paper.id, paper.title, paper.abstract, list(paper.authors), paper.url,
-            paper.venue, paper.year, list(paper.author_keywords), paper.track, paper.address,
+            paper.venue, paper.year, list(paper.author_keywords), paper.track,
         ])  # fmt: skip
+    # Not ``paper.address``: a page address shapes no analysis result, and a stored analysis is
+    # decoded with the papers' addresses of now (``_decode`` settles the titles and slugs afresh).
     digest.update(fit_fingerprint.encode())
     digest.update(source_fingerprint().encode())
     return digest.hexdigest()
