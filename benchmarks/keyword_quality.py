@@ -8,7 +8,8 @@ Porter-stemming each word; macro mean over papers with author keywords). Beside 
 ((1, 2)-grams, English stop words, MMR 0.5) on the same papers, and the keyword-page statistics.
 
 Usage: python benchmarks/keyword_quality.py [CORPUS.jsonl] [--eval PATH] [--cache-dir DIR] [--plain]
-(default corpus ../shared/corpora/neurips2023.jsonl)
+(default corpus ../shared/corpora/neurips2023.jsonl; a folder of abstracts such as abstracts/ is read
+as a build reads it and gets only the filler counts)
 """
 
 from __future__ import annotations
@@ -92,6 +93,48 @@ def slips(keywords: list[list[str]]) -> dict[str, int]:
             "spelling variants in the digest": variants}  # fmt: skip
 
 
+_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z0-9]+)*|[^\sa-z0-9]")
+
+
+def _text_words(text: str) -> list[str]:
+    """The words of a text as a keyword's key has them: lowercase, hyphen parts apart, singular."""
+    from generator.analysis.keyphrases.canonical import singular
+
+    return [singular(token) for token in _TOKEN.findall(text.lower().replace("-", " ").replace("/", " "))]
+
+
+def fillers(keywords: list[list[str]], abstracts: list[str]) -> dict[str, list[str]]:
+    """The keywords a reader takes for fillers, found on the output and the abstract's text: a single
+    word the shipped word statistics call common or not a noun ("size", "linear"), and a phrase cut
+    inside a longer one, which every use in its abstract continues with the same word that could
+    end a phrase ("early-exit large language" of "early-exit large language models")."""
+    from generator.analysis.keyphrases.canonical import canonical_key, is_acronym, singular
+    from generator.analysis.keyphrases.ranker import word_stats
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+    from generator.analysis.text import strip_markup
+
+    stats = word_stats()
+    found: dict[str, list[str]] = {"common or not a noun": [], "cut inside a longer phrase": []}
+    for paper, abstract in zip(keywords, abstracts, strict=True):
+        text = _text_words(strip_markup(abstract))
+        for keyword in paper:
+            key = canonical_key(keyword)
+            if " " not in key and not is_acronym(keyword) and stats.filler(singular(key), keyword):
+                found["common or not a noun"].append(keyword)
+            words = _text_words(keyword)
+            size = len(words)
+            following = {
+                text[start + size] if start + size < len(text) else "."
+                for start in range(len(text) - size + 1)
+                if text[start : start + size] == words
+            }
+            if len(following) == 1:
+                (after,) = following
+                if after[0].isalpha() and after not in FUNCTION_WORDS and after not in VERBS:
+                    found["cut inside a longer phrase"].append(f"{keyword} [{after}]")
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -108,16 +151,20 @@ def main() -> None:
     from generator.sources import read_collection
 
     digest_eval = load_eval(arguments.eval)
-    gold = digest_eval.load(str(arguments.corpus))
-    stripped = arguments.cache_dir / "keyword-benchmark-input.jsonl"
-    stripped.parent.mkdir(parents=True, exist_ok=True)
-    with stripped.open("w", encoding="utf-8") as handle:
-        for record in gold:
-            handle.write(
-                json.dumps({k: v for k, v in record.items() if k not in ("keywords", "labels")}) + "\n"
-            )
-    papers = read_collection([stripped], name="benchmark").papers
-    stripped.unlink()
+    if arguments.corpus.suffix == ".jsonl":
+        gold = digest_eval.load(str(arguments.corpus))
+        stripped = arguments.cache_dir / "keyword-benchmark-input.jsonl"
+        stripped.parent.mkdir(parents=True, exist_ok=True)
+        with stripped.open("w", encoding="utf-8") as handle:
+            for record in gold:
+                handle.write(
+                    json.dumps({k: v for k, v in record.items() if k not in ("keywords", "labels")}) + "\n"
+                )
+        papers = read_collection([stripped], name="benchmark").papers
+        stripped.unlink()
+    else:  # a digest's abstracts (the bundled ones): no author keywords, only the fillers to count
+        gold = []
+        papers = read_collection([arguments.corpus], name="benchmark").papers
     entries = settle_titles(papers)
     embedder = CachedEmbedder(
         SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "cache.sqlite3")
@@ -135,7 +182,7 @@ def main() -> None:
     ours = {
         entry.paper.id: [k.text for k in keywords] for entry, keywords in zip(entries, found, strict=True)
     }
-    f1, precision, recall, scored = digest_eval.keyword_f1(gold, ours, 5)
+    f1, precision, recall, scored = digest_eval.keyword_f1(gold, ours, 5) if gold else (0.0, 0.0, 0.0, 0)
     connected, pages = connectivity(list(ours.values()))
     print(f"corpus {arguments.corpus} ({len(entries)} papers, {scored} with author keywords)")
     print(f"{'method':<44} {'F1@5':>6} {'P':>6} {'R':>6}")
@@ -149,7 +196,11 @@ def main() -> None:
         "have >= 2 keywords with a page;"
     )
     found_slips = slips(list(ours.values()))
-    print(f"  slips in {sum(map(len, ours.values()))} keywords: {found_slips}")
+    shown = sum(map(len, ours.values()))
+    print(f"  slips in {shown} keywords: {found_slips}")
+    for kind, listed in fillers(list(ours.values()), [e.paper.abstract for e in entries]).items():
+        share = len(listed) / max(shown, 1)
+        print(f"  {kind}: {len(listed)} of {shown} ({share:.2%}): {Counter(listed).most_common(30)}")
     print(
         f"  {pages} keyword pages; most used: {Counter(k for v in ours.values() for k in v).most_common(8)}"
     )

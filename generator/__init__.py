@@ -15,6 +15,7 @@ def source_fingerprint() -> str:
     """A hash of this package's code: stored results made by other code are not reused."""
     package = Path(__file__).parent
     digest = hashlib.sha256(__version__.encode())
-    for source in sorted(package.rglob("*.py")):
+    # The learned keyword ranker and word statistics decide results as the code does.
+    for source in sorted([*package.rglob("*.py"), *package.glob("analysis/keyphrases/*.json")]):
         digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()

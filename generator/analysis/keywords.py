@@ -1,11 +1,14 @@
-"""Keywords: clean keyphrase candidates ranked by KeyBERT, plus a few corpus statistics.
+"""Keywords: clean keyphrase candidates ranked by a model learned from real papers.
 
 KeyBERT scores each candidate by the cosine similarity between the phrase's embedding and the
-paper's own embedding (computed once, for related papers too). Measured on NeurIPS 2023 author
-keywords (benchmarks/keyword_quality.py), similarity alone on these candidates scores F1@5 0.149;
-adding how many papers of the digest use the phrase, how often and how early the abstract uses it,
-and whether the abstract defines an acronym for it lifts that to 0.20. Plain KeyBERT with
-(1, 2)-grams and MMR scores 0.083.
+paper's own embedding (computed once, for related papers too). A logistic regression
+(``keyphrases.ranker``, trained by ``benchmarks/train_keyword_ranker.py`` on the NLP and CVPR sets
+with their titles' phrases as labels) weighs that similarity with how many papers of the digest use
+the phrase, how often and how early the abstract uses it, whether it defines an acronym for it, its
+length, how its words are used across 50,000 abstracts (titled, ending a noun phrase) and whether it
+is only a piece of a longer candidate. One word that those abstracts show to be a filler (common or
+not a noun) is never a keyword. Measured on NeurIPS 2023 author keywords
+(``benchmarks/keyword_quality.py``, never trained on), see benchmarks/notes/keywords-topics.md.
 
 Only phrases that two papers share, or that one abstract uses twice, are embedded (with all of an
 abstract's phrases when that leaves it too few): that keeps the embedding work, the bulk of
@@ -15,7 +18,6 @@ are embedded in one batched call through the cached embedder.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -26,28 +28,17 @@ from sklearn.feature_extraction.text import CountVectorizer
 from generator.analysis.embed import Embedder
 from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus_spellings
 from generator.analysis.keyphrases.canonical import canonical, canonical_key, is_acronym
+from generator.analysis.keyphrases.ranker import (
+    KeywordModel,
+    WordStats,
+    keyword_model,
+    paper_features,
+    word_stats,
+)
 from generator.cache.candidates import CandidateStore
 from generator.cache.similarities import SimilarityStore, similarity_key
 from generator.model import Keyword
 from generator.progress import Advance
-
-
-@dataclass(frozen=True)
-class KeywordWeights:
-    """How the statistics add to KeyBERT's similarity. Chosen on a 400-paper NeurIPS 2023 sample."""
-
-    similarity: float = 1.0
-    shared: float = 0.3
-    """Times log(papers using the phrase) / log(papers in the digest)."""
-    count: float = 0.05
-    """Times log(1 + uses in the abstract)."""
-    early: float = 0.08
-    """Times (1 - position of first use)."""
-    acronym: float = 0.1
-    """When the abstract defines an acronym for the phrase."""
-    title: float = 0.1
-    """When a given (not derived) title uses the phrase too."""
-
 
 MIN_SUPPORT = 2
 """A phrase is embedded when this many papers share it or one abstract uses it this often."""
@@ -168,19 +159,21 @@ def _contains(longer: list[str], shorter: list[str]) -> bool:
 
 
 def _says_again(shorter: str, longer: str, candidates: dict[str, Candidate]) -> bool:
-    """Whether ``shorter``, shown beside ``longer``, says little the longer does not: its words are
-    inside the longer's, and the abstract never uses it apart from the longer (every span is
-    counted, so the counts are equal then) or, for one word, uses it more often inside than apart
-    (the name "wormhole" of "Wasserstein Wormhole", used once alone). A phrase the abstract also uses
-    on its own stays (authors list "reinforcement learning" beside "inverse reinforcement
-    learning"), and so does a word it mostly uses alone ("graph" beside "graph neural network")."""
+    """Whether the one word ``shorter``, shown beside ``longer``, says little the longer does not: it
+    is inside the longer and the abstract never uses it apart from the longer (every span is
+    counted, so the counts are equal then) or uses it more often inside than apart (the name
+    "wormhole" of "Wasserstein Wormhole", used once alone). A word the abstract mostly uses alone
+    stays ("graph" beside "graph neural network"), and so does every phrase of two or more words: it
+    names a concept of its own, which authors list beside the longer one ("reinforcement learning"
+    beside "multi-agent reinforcement learning"). On NeurIPS 2023 F1@5 is 0.2303 so, 0.2253 when
+    such a phrase went too unless the abstract also used it apart."""
     # By key, "graph" is inside "graph-based clustering" too, though the counts see one token there
     # (so apart may be negative): a reader sees the word twice all the same.
-    if not _contains(longer.split(), shorter.split()):
+    if " " in shorter or not _contains(longer.split(), shorter.split()):
         return False
     inside = candidates[longer].count
     apart = candidates[shorter].count - inside
-    return apart <= 0 or (" " not in shorter and apart < inside)
+    return apart < inside
 
 
 def rank_keywords(
@@ -189,13 +182,25 @@ def rank_keywords(
     embedder: Embedder,
     top_n: int,
     progress: Advance | None = None,
-    weights: KeywordWeights | None = None,
     store: SimilarityStore | None = None,
+    model: KeywordModel | None = None,
 ) -> list[list[Keyword]]:
-    """``top_n`` keywords per paper, best first, in the digest-wide spelling. ``store`` keeps KeyBERT's
-    similarities of each paper between builds, so only papers whose embedding or candidates changed
-    are ranked by KeyBERT again (and only their phrases embedded)."""
-    weights = weights or KeywordWeights()
+    """``top_n`` keywords per paper, best first, in the digest-wide spelling: KeyBERT's similarities
+    (``keyword_similarities``) ranked with the other features by the learned model."""
+    similarities = keyword_similarities(candidates, paper_vectors, embedder, progress, store)
+    return choose_keywords(candidates, similarities, top_n, model)
+
+
+def keyword_similarities(
+    candidates: Candidates,
+    paper_vectors: np.ndarray,
+    embedder: Embedder,
+    progress: Advance | None = None,
+    store: SimilarityStore | None = None,
+) -> list[dict[str, float]]:
+    """KeyBERT's similarity of each embedded candidate to its paper, by key. ``store`` keeps them
+    between builds, so only papers whose embedding or candidates changed are ranked by KeyBERT again
+    (and only their phrases embedded)."""
     if not candidates.per_paper:
         return []
     embedded = set(candidates.to_embed)
@@ -220,6 +225,7 @@ def rank_keywords(
     found = _keybert_similarities(
         [per_paper_spellings[index] for index in missing], needed, paper_vectors[missing], phrase_vectors
     )
+    key_of = {spelling: key for key, spelling in candidates.spellings.items()}
     similarities: list[dict[str, float]] = []
     new: dict[str, np.ndarray] = {}
     ranked = iter(found)
@@ -229,28 +235,41 @@ def rank_keywords(
             new[key] = np.array([similarity.get(s, np.nan) for s in spellings], dtype=np.float64)
         else:
             similarity = {s: float(v) for s, v in zip(spellings, values, strict=True) if not np.isnan(v)}
-        similarities.append(similarity)
+        similarities.append({key_of[spelling]: cosine for spelling, cosine in similarity.items()})
     if store is not None:
         store.save(new, keep_only=keys)
-    log_papers = math.log(max(len(candidates.per_paper), 2))
-    key_of = {spelling: key for key, spelling in candidates.spellings.items()}
+    return similarities
+
+
+def choose_keywords(
+    candidates: Candidates,
+    similarities: Sequence[dict[str, float]],
+    top_n: int,
+    model: KeywordModel | None = None,
+    stats: WordStats | None = None,
+) -> list[list[Keyword]]:
+    """Each paper's ``top_n`` keywords: its candidates with a similarity, scored by the learned
+    ``model`` (the shipped one by default), a given title's phrases raised by the model's title
+    bonus, and no filler word alone (``WordStats.filler``); then ``_pick`` keeps one of two keywords
+    that say the same."""
+    model = model or keyword_model()
+    stats = stats or word_stats()
+    papers = len(candidates.per_paper)
     keywords: list[list[Keyword]] = []
     for paper_candidates, similarity in zip(candidates.per_paper, similarities, strict=True):
-        scored = []
-        for spelling, cosine in similarity.items():
-            key = key_of[spelling]
-            c = paper_candidates[key]
-            score = (
-                weights.similarity * cosine
-                + weights.shared * math.log(candidates.papers_using[key]) / log_papers
-                + weights.count * math.log1p(c.count)
-                + weights.early * (1 - c.first_position)
-                + weights.acronym * c.defined_by_acronym
-                + weights.title * c.in_title
-            )
-            scored.append((score, spelling))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        picked = _pick(scored, top_n, paper_candidates, key_of)
+        keys = [key for key in similarity if not stats.filler(key, paper_candidates[key].form)]
+        rows = paper_features(
+            keys, [similarity[key] for key in keys], paper_candidates, candidates.papers_using, papers, stats
+        )
+        scores = model.scores(rows)
+        scored = sorted(
+            (
+                (float(score) + model.title_bonus * paper_candidates[key].in_title, candidates.spellings[key])
+                for key, score in zip(keys, scores, strict=True)
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        picked = _pick(scored, top_n, paper_candidates, {candidates.spellings[key]: key for key in keys})
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
 

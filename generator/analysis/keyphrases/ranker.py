@@ -1,0 +1,267 @@
+"""What makes a candidate a keyword, learned from real papers: word statistics and a ranking model.
+
+Both ship as package data and are made by ``benchmarks/train_keyword_ranker.py`` from the shared
+corpora (never from ICML 2024, nor from the NeurIPS 2023 author keywords the ranker is scored on):
+
+- ``word_stats.json``: for each word of 50,000 abstracts of 19 conferences (``scale_50k``), how many
+  abstracts use it, how many of those have it in their title too, how often it ends a noun phrase
+  ("the size of", "of robustness.") and how often it is plural; for each phrase of two or three
+  words, how many abstracts use it and how many of those titles. A word many abstracts use but seldom
+  put in their title is *common* (a filler such as "addition", "size", "research", "order"); a word
+  that seldom ends a noun phrase and has no plural is *not a noun* ("linear", "finite",
+  "challenging", "discuss"). Neither is ever a keyword on its own.
+- ``keyword_ranker.json``: a logistic regression over each candidate's features (``FEATURES``),
+  trained on the NLP and CVPR sets with the phrases of each paper's real title as weak labels of
+  its key phrases (a title names what the paper is about), the titles hidden from the features.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from generator.analysis.keyphrases.candidates import Candidate
+from generator.analysis.keyphrases.canonical import is_acronym, singular
+
+WORD_STATS_FILE = "word_stats.json"
+MODEL_FILE = "keyword_ranker.json"
+
+TITLE_RATE_PRIOR_WEIGHT = 20.0
+"""Abstracts' worth of the average title rate mixed into each word's own, so a rare word is judged
+by the average rather than by a handful of papers."""
+COMMON_TITLE_RATE = 0.05
+"""A word that at most this share of the abstracts using it have in their title is a filler: the
+average word is in 8 % of its abstracts' titles; "addition", "research", "size", "order" in 0-3 %."""
+COMMON_SHARE = 0.005
+"""... and that at least this share of all abstracts use (250 of 50,000)."""
+NOUN_HEAD_SHARE = 0.25
+"""A word that ends a noun phrase in fewer than this share of its uses is no noun on its own:
+"linear" 7 %, "finite" 5 %, "challenging" 15 %, "language" 31 %, "size" 85 % ...,"""
+NOUN_PLURAL_SHARE = 0.1
+"""... unless this share of its uses are plural: a noun mostly used as a modifier ("backdoor
+attacks", "protein structure") still has a plural; an adjective has none."""
+MIN_USES = 10
+"""Uses below which a word's grammar is not judged (a name, a rare term: a noun)."""
+
+FEATURES = (
+    "similarity",
+    "similarity_gap",
+    "shared",
+    "only_here",
+    "uses",
+    "early",
+    "acronym_defined",
+    "acronym",
+    "one_word",
+    "two_words",
+    "head_title_logit",
+    "mean_title_logit",
+    "head_noun",
+    "head_rarity",
+    "phrase_title_logit",
+    "phrase_rarity",
+    "one_word_title_logit",
+    "one_word_noun",
+    "inside_longer",
+    "holds_shorter",
+)
+
+
+@dataclass(frozen=True)
+class WordStats:
+    """How 50,000 abstracts use each word (lowercase, singular) and each phrase of two or three words
+    (a candidate's key), learned by the training script."""
+
+    abstracts: int
+    prior_title_rate: float
+    prior_phrase_title_rate: float
+    counts: Mapping[str, tuple[int, ...]]
+    """Per word: abstracts using it, those with it in their title, uses, uses ending a noun phrase,
+    uses in the plural."""
+    phrases: Mapping[str, tuple[int, ...]]
+    """Per phrase: abstracts using it, those whose title uses it."""
+
+    def _word(self, word: str) -> tuple[int, ...]:
+        return self.counts.get(word, (0, 0, 0, 0, 0))
+
+    def title_rate(self, word: str) -> float:
+        used, titled = self._word(word)[:2]
+        return (titled + TITLE_RATE_PRIOR_WEIGHT * self.prior_title_rate) / (used + TITLE_RATE_PRIOR_WEIGHT)
+
+    def phrase_title_rate(self, key: str) -> float:
+        """A phrase's title rate; one word's for one word."""
+        if " " not in key:
+            return self.title_rate(key)
+        used, titled = self.phrases.get(key, (0, 0))
+        prior = self.prior_phrase_title_rate
+        return (titled + TITLE_RATE_PRIOR_WEIGHT * prior) / (used + TITLE_RATE_PRIOR_WEIGHT)
+
+    def head_share(self, word: str) -> float:
+        """How often the word ends a noun phrase; 1 for a word too rare to say (a name, a term)."""
+        uses, heads = self._word(word)[2:4]
+        return heads / uses if uses >= MIN_USES else 1.0
+
+    def plural_share(self, word: str) -> float:
+        uses, plurals = self._word(word)[2], self._word(word)[4]
+        return plurals / uses if uses >= MIN_USES else 1.0
+
+    def rarity(self, key: str) -> float:
+        """-log of the share of abstracts using the word or phrase (one never seen counts as seen once)."""
+        used = (self.phrases.get(key, (0,)) if " " in key else self._word(key))[0]
+        return math.log(self.abstracts / max(used, 1))
+
+    def common(self, word: str) -> bool:
+        """Used by many abstracts (``COMMON_SHARE``), which seldom put it in their title."""
+        return (
+            self._word(word)[0] >= COMMON_SHARE * self.abstracts
+            and self.title_rate(word) <= COMMON_TITLE_RATE
+        )
+
+    def noun(self, word: str) -> bool:
+        """Ends noun phrases often enough, or has a plural ("backdoor", "protein": mostly modifiers)."""
+        return self.head_share(word) >= NOUN_HEAD_SHARE or self.plural_share(word) >= NOUN_PLURAL_SHARE
+
+    def filler(self, key: str, form: str) -> bool:
+        """Whether a candidate (``canonical_key`` and display form) is one word that is common or not a
+        noun. An acronym ("GAN", "LLM") is a name, never a filler; a hyphenated word ("early-exit")
+        is two words in its key, so never a filler."""
+        if " " in key or is_acronym(form):
+            return False
+        return self.common(key) or not self.noun(key)
+
+
+@dataclass(frozen=True)
+class KeywordModel:
+    """A logistic regression over ``FEATURES``, standardised by ``means`` and ``scales``."""
+
+    features: tuple[str, ...]
+    means: np.ndarray
+    scales: np.ndarray
+    coefficients: np.ndarray
+    intercept: float
+    title_bonus: float
+    """Added to the score of a candidate that a given title uses (see the training script)."""
+
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        if not len(rows):
+            return np.zeros(0)
+        return ((rows - self.means) / self.scales) @ self.coefficients + self.intercept
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "features": list(self.features),
+            "means": [round(float(v), 6) for v in self.means],
+            "scales": [round(float(v), 6) for v in self.scales],
+            "coefficients": [round(float(v), 6) for v in self.coefficients],
+            "intercept": round(float(self.intercept), 6),
+            "title_bonus": round(float(self.title_bonus), 6),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> KeywordModel:
+        features = tuple(data["features"])  # type: ignore[arg-type]
+        if features != FEATURES:
+            raise ValueError(f"keyword model has features {features}, this code computes {FEATURES}")
+        return cls(
+            features=features,
+            means=np.asarray(data["means"], dtype=np.float64),
+            scales=np.asarray(data["scales"], dtype=np.float64),
+            coefficients=np.asarray(data["coefficients"], dtype=np.float64),
+            intercept=float(data["intercept"]),  # type: ignore[arg-type]
+            title_bonus=float(data["title_bonus"]),  # type: ignore[arg-type]
+        )
+
+
+def _package_json(name: str) -> dict:
+    return json.loads(resources.files("generator.analysis.keyphrases").joinpath(name).read_text("utf-8"))
+
+
+@cache
+def word_stats() -> WordStats:
+    data = _package_json(WORD_STATS_FILE)
+    return WordStats(
+        abstracts=int(data["abstracts"]),
+        prior_title_rate=float(data["prior_title_rate"]),
+        prior_phrase_title_rate=float(data["prior_phrase_title_rate"]),
+        counts={word: tuple(values) for word, values in data["words"].items()},
+        phrases={phrase: tuple(values) for phrase, values in data["phrases"].items()},
+    )
+
+
+@cache
+def keyword_model() -> KeywordModel:
+    return KeywordModel.from_json(_package_json(MODEL_FILE))
+
+
+def _logit(rate: float) -> float:
+    return math.log(rate / (1.0 - rate))
+
+
+def _inside(shorter: list[str], longer: list[str]) -> bool:
+    size = len(shorter)
+    return any(longer[start : start + size] == shorter for start in range(len(longer) - size + 1))
+
+
+def paper_features(
+    keys: Sequence[str],
+    similarities: Sequence[float],
+    candidates: Mapping[str, Candidate],
+    papers_using: Mapping[str, int],
+    papers: int,
+    stats: WordStats,
+) -> np.ndarray:
+    """One row of ``FEATURES`` per key of one paper's ranked candidates (``keys``, with KeyBERT's
+    ``similarities``); ``candidates`` are all the paper's, ``papers_using`` counts the digest's
+    papers using each key, ``papers`` is the digest's size."""
+    log_papers = math.log(max(papers, 2))
+    words_of = {key: [singular(word) for word in key.split()] for key in candidates}
+    rows = np.zeros((len(keys), len(FEATURES)), dtype=np.float64)
+    closest = max(similarities, default=0.0)
+    for row, (key, similarity) in enumerate(zip(keys, similarities, strict=True)):
+        candidate = candidates[key]
+        words = words_of[key]
+        one_word = len(words) == 1
+        head = words[-1]
+        head_title_logit = _logit(stats.title_rate(head))
+        head_noun = stats.head_share(head)
+        longer_uses = max(
+            (
+                candidates[other].count
+                for other, other_words in words_of.items()
+                if len(other_words) > len(words) and _inside(words, other_words)
+            ),
+            default=0,
+        )
+        holds_shorter = any(
+            len(other_words) < len(words) and _inside(other_words, words)
+            for other, other_words in words_of.items()
+        )
+        rows[row] = (
+            similarity,
+            similarity - closest,
+            math.log(max(papers_using.get(key, 1), 1)) / log_papers,
+            float(papers_using.get(key, 1) <= 1),
+            math.log1p(candidate.count),
+            1.0 - candidate.first_position,
+            float(candidate.defined_by_acronym),
+            float(any(is_acronym(token) for token in candidate.form.split())),
+            float(one_word),
+            float(len(words) == 2),
+            head_title_logit,
+            sum(_logit(stats.title_rate(word)) for word in words) / len(words),
+            head_noun,
+            stats.rarity(head),
+            _logit(stats.phrase_title_rate(key)),
+            stats.rarity(key),
+            head_title_logit if one_word else 0.0,
+            head_noun if one_word else 0.0,
+            min(1.0, longer_uses / max(candidate.count, 1)),
+            float(holds_shorter),
+        )
+    return rows
