@@ -7,7 +7,9 @@ before the analysis; topics are fitted by the build's own code on the build's jo
 per corpus: the number of topics; agreement with the labels as in ``related_quality.py`` (for each
 labelled paper, the share of the other labelled papers of its topic that share a label), NMI and
 ARI against the first label; and the names: the share of label phrases that are one vague word
-(the keyphrase word lists' generic words, verbs, adjectives, "ml", "ai", "local", "insights" …).
+(the keyphrase word lists' generic words, verbs, adjectives, "ml", "ai", "local", "insights" …), and
+the share of names whose every phrase the topic carries (issue 29: used by a quarter of its papers,
+three times as often as outside) with no filler word of the learned word statistics.
 A corpus without labels (e.g. icml2024.jsonl) prints only the names.
 """
 
@@ -27,9 +29,11 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 from explanation_quality import VAGUE_WORDS  # noqa: E402
 from related_quality import DEFAULT_EVAL, embedded_corpus, load_eval, topic_agreement  # noqa: E402
 
+from generator.analysis.keyphrases.canonical import singular  # noqa: E402
+from generator.analysis.keyphrases.ranker import word_stats  # noqa: E402
 from generator.analysis.keyphrases.wordlists import ADJECTIVE_ENDING, ADJECTIVE_ENDING_NOUNS, NO_END  # noqa: E402
-from generator.analysis.related import paper_space  # noqa: E402
-from generator.analysis.topics import find_topics  # noqa: E402
+from generator.analysis.related import count_phrases, paper_space  # noqa: E402
+from generator.analysis.topics import MIN_CONTRAST, MIN_TOPIC_SHARE, find_topics  # noqa: E402
 from generator.project.settings import load_settings  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
@@ -45,6 +49,39 @@ def vague(phrase: str) -> bool:
         return False
     adjective = bool(ADJECTIVE_ENDING.search(phrase)) and phrase not in ADJECTIVE_ENDING_NOUNS
     return phrase in VAGUE_WORDS or phrase in {"model", "method"} or phrase in NO_END or adjective
+
+
+def name_checks(topics, texts: list[str]) -> tuple[int, int, list[str]]:
+    """How many topic names have every phrase carried by their topic (used by ``MIN_TOPIC_SHARE`` of
+    its papers, ``MIN_CONTRAST`` times as often as by the other papers) and no filler word alone
+    (the shipped word statistics); the topics; and the phrases that fail, with why."""
+    counts = count_phrases(texts)
+    index = {str(term): j for j, term in enumerate(counts.terms)}
+    used = (counts.matrix > 0).tocsc()
+    stats = word_stats()
+    good, failures = 0, []
+    for topic in topics:
+        members = np.zeros(len(texts), dtype=bool)
+        members[list(topic.members)] = True
+        fine = bool(topic.phrases)
+        for phrase in topic.phrases:
+            lowered = phrase.lower()
+            column = index.get(lowered)
+            if column is None:
+                fine = False
+                failures.append(f"{phrase} (not counted)")
+                continue
+            users = used[:, column].toarray().ravel()
+            inside = users[members].mean()
+            outside = users[~members].mean() if (~members).any() else 0.0
+            filler = " " not in lowered and stats.filler(singular(lowered), phrase)
+            if inside < MIN_TOPIC_SHARE or inside < MIN_CONTRAST * outside or filler:
+                fine = False
+                failures.append(
+                    f"{phrase} ({inside:.0%} in, {outside:.1%} out{', filler' if filler else ''})"
+                )
+        good += fine
+    return good, len(topics), failures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         line += (
             f"; vague name phrases {len(vague_phrases)} of {len(phrases)} {sorted(set(vague_phrases))[:12]}"
         )
+        good, named, failures = name_checks(topics, texts)
         print(line)
+        print(
+            f"    names whose every phrase is carried by its topic (>= {MIN_TOPIC_SHARE:.0%} of its papers, "
+            f">= {MIN_CONTRAST:g}x outside) and no filler word: {good} of {named}"
+            + (f" ({good / named:.0%}); failing: {failures[:12]}" if named else "")
+        )
         for topic in topics[: arguments.show]:
             print(f"    {len(topic.members):4d}  {topic.label}")
     return 0

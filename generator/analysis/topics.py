@@ -26,6 +26,8 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
+from generator.analysis.keyphrases.canonical import singular
+from generator.analysis.keyphrases.ranker import word_stats
 from generator.analysis.related import PhraseCounts, count_phrases, one_thread, same_word
 from generator.model import Topic
 
@@ -38,6 +40,10 @@ PHRASES_PER_LABEL = 3
 CANDIDATES_PER_TOPIC = 60
 FRAGMENT_SHARE = 0.8
 K_MEANS_RUNS = 4
+MIN_TOPIC_SHARE = 0.25
+"""A label phrase is used by at least this share of its topic's papers ..."""
+MIN_CONTRAST = 3.0
+"""... and by at least this many times the share of the other papers that use it."""
 
 # Too vague to stand alone in a label (they still count inside phrases: "neural networks").
 _VAGUE_WORDS = frozenset(
@@ -231,23 +237,53 @@ def _min_support(topic_size: int) -> int:
     return max(1, min(3, math.ceil(topic_size / 10)))
 
 
+def carried(support: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Which phrases (columns) each topic (row of ``support``: its papers using the phrase) carries:
+    used by at least ``MIN_TOPIC_SHARE`` of its papers and ``MIN_CONTRAST`` times as often (as a
+    share of papers) inside the topic as outside it."""
+    sizes = np.asarray(sizes, dtype=np.float64)[:, None]
+    papers = sizes.sum()
+    share_inside = support / np.maximum(sizes, 1.0)
+    share_outside = (support.sum(axis=0, keepdims=True) - support) / np.maximum(papers - sizes, 1.0)
+    return (share_inside >= MIN_TOPIC_SHARE) & (share_inside >= MIN_CONTRAST * share_outside)
+
+
 def label_topics(counts: PhraseCounts, groups: Sequence[Sequence[int]]) -> list[tuple[str, ...]]:
-    """Up to three phrases per topic, best first."""
+    """Up to three phrases per topic, best first, each carried by the topic (``carried``); a topic
+    no phrase is carried by is named by its best phrases all the same."""
     weights, support, vocabulary = topic_phrase_weights(counts, groups)
     if not vocabulary.size:
         return [() for _ in groups]
     owner = weights.argmax(axis=0)  # each phrase labels only the topic that uses it most
     whole = ~fragments(vocabulary, support.sum(axis=0))
+    sizes = np.array([len(group) for group in groups])
+    topic_carries = carried(support, sizes)
     labels = []
     for topic, group in enumerate(groups):
-        usable = np.flatnonzero((support[topic] >= _min_support(len(group))) & (weights[topic] > 0) & whole)
-        ranked = usable[np.lexsort((usable, -weights[topic, usable]))][:CANDIDATES_PER_TOPIC]
-        own = [(str(vocabulary[j]), float(weights[topic, j])) for j in ranked if owner[j] == topic]
-        chosen = pick_label(own)
-        if not chosen:  # every good phrase belongs to a topic that uses it more: share one
-            chosen = pick_label([(str(vocabulary[j]), float(weights[topic, j])) for j in ranked])
+        named = (support[topic] >= _min_support(len(group))) & (weights[topic] > 0) & whole
+        chosen: list[str] = []
+        for usable in (np.flatnonzero(named & topic_carries[topic]), np.flatnonzero(named)):
+            ranked = usable[np.lexsort((usable, -weights[topic, usable]))][:CANDIDATES_PER_TOPIC]
+            chosen = pick_label(
+                [(str(vocabulary[j]), float(weights[topic, j])) for j in ranked if owner[j] == topic]
+            )
+            if not chosen:  # every good phrase belongs to a topic that uses it more: share one
+                chosen = pick_label([(str(vocabulary[j]), float(weights[topic, j])) for j in ranked])
+            if chosen:
+                break
         labels.append(tuple(chosen))
     return labels
+
+
+ACRONYM_LENGTH = 4
+"""Counted phrases are lowercase, so an acronym ("rl", "gnn") is not told from a word, and titles spell
+acronyms out (the statistics find "RL" in 4 % of its abstracts' titles): a word this short is not
+judged by the word statistics."""
+
+
+def _filler(word: str) -> bool:
+    """A filler of the learned word statistics (``WordStats.filler``) as one word of a label."""
+    return len(word) > ACRONYM_LENGTH and word_stats().filler(singular(word), word)
 
 
 def label_worthy(phrase: str) -> bool:
@@ -284,7 +320,8 @@ def label_worthy(phrase: str) -> bool:
     last = words[-1]
     if len(words) == 1:
         return not (
-            phrase in _VAGUE_WORDS
+            _filler(phrase)
+            or phrase in _VAGUE_WORDS
             or phrase in GENERIC_ALONE
             or phrase in _FIELD_NAMES
             or weak(last)
