@@ -106,11 +106,13 @@ def _text_words(text: str) -> list[str]:
 def fillers(keywords: list[list[str]], abstracts: list[str]) -> dict[str, list[str]]:
     """The keywords a reader takes for fillers, found on the output and the abstract's text: a single
     word the shipped word statistics call common or not a noun ("size", "linear"), and a phrase cut
-    inside a longer one, which every use in its abstract continues with the same word that could
-    end a phrase ("early-exit large language" of "early-exit large language models")."""
+    inside a longer one: every use in its abstract is followed by the same word, which makes a term
+    with it (``ranker.cut``: "early-exit large language" of "early-exit large language models",
+    "topological data" of "topological data analysis"; not "classification" of "classification
+    task")."""
+    from generator.analysis.keyphrases import Candidate
     from generator.analysis.keyphrases.canonical import canonical_key, is_acronym, singular
-    from generator.analysis.keyphrases.ranker import word_stats
-    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+    from generator.analysis.keyphrases.ranker import cut, word_stats
     from generator.analysis.text import strip_markup
 
     stats = word_stats()
@@ -130,7 +132,7 @@ def fillers(keywords: list[list[str]], abstracts: list[str]) -> dict[str, list[s
             }
             if len(following) == 1:
                 (after,) = following
-                if after[0].isalpha() and after not in FUNCTION_WORDS and after not in VERBS:
+                if after[0].isalnum() and cut(Candidate(key, keyword, followed_by=after), stats):
                     found["cut inside a longer phrase"].append(f"{keyword} [{after}]")
     return found
 

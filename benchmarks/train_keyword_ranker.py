@@ -48,6 +48,7 @@ from generator.analysis.keyphrases.ranker import (  # noqa: E402
     WORD_STATS_FILE,
     KeywordModel,
     WordStats,
+    may_show,
     paper_features,
 )
 from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS  # noqa: E402
@@ -205,7 +206,7 @@ def ranked_corpus(path: Path, embedder, hide_titles: bool) -> RankedCorpus:
 
 
 def corpus_rows(corpus: RankedCorpus, stats: WordStats) -> CorpusRows:
-    """The features of every candidate the ranker sees (no filler), labelled by the real titles: 1 for
+    """The features of every candidate the ranker sees (``may_show``), labelled by the real titles: 1 for
     a whole phrase of the title ("multi-agent reinforcement learning", not its tail)."""
     from generator.analysis.keyphrases import abstract_candidates
 
@@ -215,7 +216,7 @@ def corpus_rows(corpus: RankedCorpus, stats: WordStats) -> CorpusRows:
     for title, paper_candidates, similarity in zip(
         corpus.titles, candidates.per_paper, corpus.similarities, strict=True
     ):
-        ranked = [key for key in similarity if not stats.filler(key, paper_candidates[key].form)]
+        ranked = [key for key in similarity if may_show(paper_candidates[key], stats)]
         cosines = [similarity[key] for key in ranked]
         rows.append(paper_features(ranked, cosines, paper_candidates, candidates.papers_using, papers, stats))
         keys.append(ranked)

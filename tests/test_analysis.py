@@ -14,7 +14,7 @@ from generator.analysis.embed import CachedEmbedder, EmbeddingCache
 from generator.analysis.keyphrases import Candidate, abstract_candidates, canonical, canonical_key
 from generator.analysis.keyphrases.candidates import _span_key
 from generator.analysis.keyphrases.canonical import key_parts
-from generator.analysis.keyphrases.ranker import FEATURES, keyword_model, paper_features, word_stats
+from generator.analysis.keyphrases.ranker import FEATURES, keyword_model, may_show, paper_features, word_stats
 from generator.analysis.keywords import _pick, _says_again, find_candidates, rank_keywords
 from generator.analysis.related import find_related
 from generator.cache.candidates import CandidateStore
@@ -424,6 +424,15 @@ def test_a_phrase_cut_inside_a_longer_one_is_no_candidate() -> None:
     )
     assert "early exit large language" not in found
     assert "large language model" in found
+    # A shorter span the abstract always continues with the same word is a cut term: never shown.
+    stats = word_stats()
+    marl = abstract_candidates(
+        "Multi-agent reinforcement learning is hard. We study multi-agent reinforcement learning "
+        "with a language model based planner; language model based agents are slow."
+    )
+    assert marl["multi agent"].followed_by == "reinforcement" and not may_show(marl["multi agent"], stats)
+    assert may_show(marl["reinforcement learning"], stats)
+    assert marl["language model"].followed_by == "based" and may_show(marl["language model"], stats)
     # Three words that stand on their own somewhere in the abstract stay.
     kept = abstract_candidates("Graph neural network training is slow. We speed up graph neural network.")
     assert "graph neural network" in kept

@@ -32,6 +32,7 @@ from generator.analysis.keyphrases.ranker import (
     KeywordModel,
     WordStats,
     keyword_model,
+    may_show,
     paper_features,
     word_stats,
 )
@@ -250,14 +251,14 @@ def choose_keywords(
 ) -> list[list[Keyword]]:
     """Each paper's ``top_n`` keywords: its candidates with a similarity, scored by the learned
     ``model`` (the shipped one by default), a given title's phrases raised by the model's title
-    bonus, and no filler word alone (``WordStats.filler``); then ``_pick`` keeps one of two keywords
-    that say the same."""
+    bonus, no filler word alone and no phrase cut from a longer one (``ranker.may_show``); then
+    ``_pick`` keeps one of two keywords that say the same."""
     model = model or keyword_model()
     stats = stats or word_stats()
     papers = len(candidates.per_paper)
     keywords: list[list[Keyword]] = []
     for paper_candidates, similarity in zip(candidates.per_paper, similarities, strict=True):
-        keys = [key for key in similarity if not stats.filler(key, paper_candidates[key].form)]
+        keys = [key for key in similarity if may_show(paper_candidates[key], stats)]
         rows = paper_features(
             keys, [similarity[key] for key in keys], paper_candidates, candidates.papers_using, papers, stats
         )

@@ -67,7 +67,7 @@ def _json(data: bytes | None) -> object:
 def _encode(candidate: Candidate) -> list:
     return [
         candidate.key, candidate.form, candidate.count, candidate.first_position,
-        candidate.words, candidate.defined_by_acronym, candidate.in_title,
+        candidate.words, candidate.defined_by_acronym, candidate.in_title, candidate.followed_by,
     ]  # fmt: skip
 
 
@@ -76,14 +76,14 @@ def _decode(rows: object) -> dict[str, Candidate] | None:
         return None
     candidates = {}
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 7):
+        if not (isinstance(row, list) and len(row) == 8):
             return None
-        key, form, count, position, words, acronym, in_title = row
+        key, form, count, position, words, acronym, in_title, followed_by = row
         if not (
             isinstance(key, str) and isinstance(form, str) and isinstance(count, int)
             and isinstance(position, int | float) and isinstance(words, int)
-            and isinstance(acronym, bool) and isinstance(in_title, bool)
+            and isinstance(acronym, bool) and isinstance(in_title, bool) and isinstance(followed_by, str)
         ):  # fmt: skip
             return None
-        candidates[key] = Candidate(key, form, count, float(position), words, acronym, in_title)
+        candidates[key] = Candidate(key, form, count, float(position), words, acronym, in_title, followed_by)
     return candidates

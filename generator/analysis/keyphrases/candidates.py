@@ -66,6 +66,8 @@ class Candidate:
     words: int = 1
     defined_by_acronym: bool = False
     in_title: bool = False
+    followed_by: str = ""
+    """The word (a key part) that follows every use in the abstract, if one always does."""
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
@@ -238,6 +240,10 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
     ]
     for key in fragments:
         candidates.pop(key, None)
+    for key, candidate in candidates.items():
+        right = neighbours[key][1]
+        if len(right) == 1 and None not in right:
+            candidate.followed_by = next(iter(right)).rsplit(" ", 1)[-1]
     for expansion in acronyms.values():
         key = canonical_key(expansion)
         if key in candidates:

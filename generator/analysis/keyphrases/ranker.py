@@ -28,6 +28,7 @@ import numpy as np
 
 from generator.analysis.keyphrases.candidates import Candidate
 from generator.analysis.keyphrases.canonical import is_acronym, singular
+from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, VERBS
 
 WORD_STATS_FILE = "word_stats.json"
 MODEL_FILE = "keyword_ranker.json"
@@ -134,6 +135,34 @@ class WordStats:
         if " " in key or is_acronym(form):
             return False
         return self.common(key) or not self.noun(key)
+
+
+def may_show(candidate: Candidate, stats: WordStats) -> bool:
+    """Whether a candidate may be a keyword at all: no filler word alone (``WordStats.filler``) and no
+    phrase cut inside a longer one (``cut``)."""
+    return not (stats.filler(candidate.key, candidate.form) or cut(candidate, stats))
+
+
+def cut(candidate: Candidate, stats: WordStats) -> bool:
+    """Whether the abstract always continues the candidate with the same word, which makes a longer
+    term of it: "multi-agent" of "multi-agent reinforcement learning", "topological data" of
+    "topological data analysis". A generic word, a verb or an -ed/-ing form after it makes no term
+    ("classification task", "language model based"), unless the 50,000 abstracts' titles use the
+    longer phrase as often as the average phrase (a term of the field)."""
+    following = candidate.followed_by
+    if not following or is_acronym(candidate.form):
+        return False
+    generic = (
+        following in GENERIC_EDGE
+        or following in GENERIC_ALONE
+        or following in VERBS
+        or following in FUNCTION_WORDS
+        or following.endswith(("ed", "ing"))
+    )
+    if not generic:
+        return True
+    longer = f"{candidate.key} {following}"
+    return longer in stats.phrases and stats.phrase_title_rate(longer) >= stats.prior_phrase_title_rate
 
 
 @dataclass(frozen=True)
