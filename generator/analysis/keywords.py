@@ -67,14 +67,19 @@ def find_candidates(
     papers_using: Counter[str] = Counter()
     for candidates in per_paper:
         papers_using.update(candidates.keys())
+    stats = word_stats()
     to_embed: set[str] = set()
     for candidates in per_paper:
+        # A filler or a cut phrase is never shown, so never embedded, nor counted towards top_n.
+        showable = [key for key, c in candidates.items() if may_show(c, stats)]
         supported = [
             key
-            for key, c in candidates.items()
-            if papers_using[key] >= MIN_SUPPORT or c.count >= MIN_SUPPORT or c.defined_by_acronym
+            for key in showable
+            if papers_using[key] >= MIN_SUPPORT
+            or candidates[key].count >= MIN_SUPPORT
+            or candidates[key].defined_by_acronym
         ]
-        to_embed.update(supported if len(supported) >= top_n else candidates)
+        to_embed.update(supported if len(supported) >= top_n else showable)
     return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed))
 
 
