@@ -3,7 +3,7 @@
     python benchmarks/title_quality.py [CORPUS.jsonl ...] [--show N]
 
 (default: ../shared/corpora/neurips2023.jsonl and nlp_acl2020_emnlp2020_eacl2021.jsonl). Each paper's
-title is derived from its abstract only (``generator.text.derive_title``; the real title never reaches
+title is derived from its abstract only (``generator.analysis.titles.derive_title``; the real title never reaches
 it) and compared with the real one. Printed per corpus:
 
 - ROUGE-1 F1 over content words: lowercased words, function words dropped, Porter-stemmed, clipped
@@ -45,7 +45,8 @@ from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     NO_END,
     VERBS,
 )
-from generator.analysis.text import derive_title, strip_markup  # noqa: E402
+from generator.analysis.text import strip_markup  # noqa: E402
+from generator.analysis.titles import derive_title  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [

@@ -12,7 +12,8 @@ import markdown
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from generator.analysis.text import derive_title, paper_slug, strip_markup
+from generator.analysis.text import paper_slug, strip_markup
+from generator.analysis.titles import derive_title
 from generator.errors import DigestError
 from generator.site.render import html_title, markdown_literal, markdown_text, markdown_title
 from generator.sources import read_collection

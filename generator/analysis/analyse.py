@@ -24,7 +24,8 @@ from generator.analysis.related import (
     fit_space,
     related_from,
 )
-from generator.analysis.text import derive_title, paper_slug, split_sentences, strip_markup, unique_titles
+from generator.analysis.text import paper_slug, split_sentences, strip_markup, unique_titles
+from generator.analysis.titles import derive_titles
 from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
 from generator.cache.neighbours import NeighbourStore, neighbour_key
@@ -36,7 +37,9 @@ from generator.progress import Reporter, plural
 def settle_titles(papers: Sequence[Paper]) -> list[TitledPaper]:
     """Display titles (derived from the abstract when missing, unique in the digest) and slugs: the one
     a paper had before (``Paper.address``), else one made from its title and id."""
-    base_titles = [paper.title or derive_title(paper.abstract) for paper in papers]
+    untitled = [paper for paper in papers if not paper.title]
+    derived = iter(derive_titles([paper.abstract for paper in untitled]))
+    base_titles = [paper.title or next(derived) for paper in papers]
     return [
         TitledPaper(
             paper=paper,

@@ -1,12 +1,11 @@
-"""Plain-text helpers: markup stripping for analysis, derived titles, and page slugs."""
+"""Plain-text helpers: markup stripping for analysis, the phrases and grammar of derived titles (which
+phrase becomes the title is learned: ``generator.analysis.titles``), and page slugs."""
 
 from __future__ import annotations
 
 import hashlib
 import html
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 
 from slugify import slugify
@@ -75,10 +74,11 @@ def strip_markup(text: str, gap: str = " ") -> str:
 
 # --- titles ---------------------------------------------------------------------------------
 
-# Titles are the abstract's own words: the sentence that states the contribution ("We propose X, a …"),
-# compressed by grammar rules that hold in any field: stop at the first clause break, at a
-# coordinated verb ("… and show that …") or, past the length limit, before a preposition; never end
-# on a function word, a verb or a modifier left without its noun.
+# Titles are the abstract's own words: the phrases found here (what the paper says it does, a method's
+# name and description, a sentence's opening) are candidates that a model learned from real titles
+# chooses among (``generator.analysis.titles``). Grammar rules that hold in any field compress them:
+# stop at the first clause break, at a coordinated verb ("… and show that …") or, past the length
+# limit, before a preposition; never end on a function word, a verb or a modifier left without its noun.
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])")
 _NAMED_CONTRIBUTION = re.compile(
@@ -144,9 +144,6 @@ _PHRASE_CUT = re.compile(
 )
 _CUT_AFTER_CHARACTERS = 12
 _ENUMERATION = re.compile(r"[:,;]?\s+\(?(?:1|i|a)\)\s")
-_LEAD_IN = re.compile(
-    r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+", re.I
-)
 _DANGLING = frozenset(
     {"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs", "due"}
 )
@@ -179,115 +176,12 @@ def split_sentences(plain: str) -> list[str]:
     return [sentence.strip() for sentence in _SENTENCE_END.split(plain) if sentence.strip()]
 
 
-def derive_title(abstract: str) -> str:
-    """A readable title for a paper that has none, built from its abstract.
-
-    When the abstract names its contribution ("We present X, a framework for …") the title is
-    "X: A framework for …"; otherwise it is what the paper says it does, or its opening phrase.
-    At most ``MAX_TITLE_LENGTH`` characters, math included.
-    """
-    # Math survives into the title (it is rendered there too): hide it from the markup stripper as
-    # placeholder words as long as the formula, so length limits count it, and put it back at the end.
-    formulas: list[str] = []
-
-    def hide(match_text: str) -> str:
-        formulas.append(match_text)
-        inner = match_text.strip("$").removeprefix("\\(").removesuffix("\\)")
-        kind = "sign" if _SIGN_ONLY.fullmatch(inner) else ""
-        placeholder = f"zqmath{kind}{len(formulas) - 1}zq"
-        return placeholder + "q" * max(0, len(match_text) - len(placeholder))
-
-    pieces, last = [], 0
-    for start, end in find_math_spans(abstract):
-        pieces.append(abstract[last:start])
-        pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
-        last = end
-    pieces.append(abstract[last:])
-    title = _derive_plain_title(strip_markup("".join(pieces)))
-
-    def restore(match: re.Match[str]) -> str:
-        formula = formulas[int(match.group(1))]
-        # A placeholder the length limit cut short stands for a formula that does not fit: left out.
-        return formula if len(match.group(0)) >= len(formula) else ""
-
-    title = re.sub(r"zqmath(?:sign)?(\d+)zq+", restore, title, flags=re.I)
-    return _WHITESPACE.sub(" ", title).strip() or "Untitled paper"
-
-
-def _derive_plain_title(plain: str) -> str:
-    """ "Name: what it is" when the abstract names its contribution, else what the paper says it
-    does. Of the candidate phrases (every "we study …" phrase and the opening phrase) the one whose
-    words the abstract repeats most wins (Luhn's old observation: a text's topic words are the ones
-    it keeps using); it also describes a name the abstract gives without saying what it is."""
-    sentences = split_sentences(plain)
-    candidates: list[str] = []
-    for sentence in sentences:
-        match = _WHAT_WE_DO.search(sentence)
-        if match and not match.group("rest").lower().startswith(_NOT_A_TOPIC):
-            title = _shorten(_drop_article_adjectives(match.group("rest")))
-            if len(title) >= 20:
-                candidates.append(_capitalise(title))
-    opening = _capitalise(_shorten(_opening_phrase(sentences[0] if sentences else plain)))
-    # A clause that concedes ("Although X has been studied …") says what the paper is not about.
-    conceding = _CONCEDING.match(opening) is not None and bool(candidates)
-    what_we_do = set(candidates)  # the phrases that say what the paper does, before the opening joins
-    if (len(opening) >= 20 and not conceding) or not candidates:
-        # the first sentence, unless it is cut short ("Bolukbasi et al. (2016) presents …")
-        whole_sentence = bool(sentences) and len(sentences[0].split()) >= 4
-        opening_words = _opening_phrase(sentences[0] if whole_sentence else plain)
-        # up to a dash: "… layers can efficiently simulate—and be simulated by—…"
-        before_dash = re.split(r"\s*[—–]\s*|\s--?\s", opening_words)[0]
-        opening_words = before_dash if len(before_dash.split()) >= 3 else opening_words
-        first_words = " ".join(opening_words.split()[:12])[: MAX_TITLE_LENGTH + 1].rsplit(" ", 1)[0]
-        candidates.append(opening if len(opening) >= 20 else _capitalise(_trim_hanging_end(first_words)))
-    counts = Counter(_content_words(plain))
-
-    # An opening that states a fact ("GNNs rely on …", "X is …") is background; it must be clearly
-    # more salient than what the paper says it does to stand for the paper.
-    def weight(title: str) -> float:
-        background = title == opening and title not in what_we_do and _STATEMENT.search(title) is not None
-        return _salience(title, counts) * (_BACKGROUND_WEIGHT if background else 1.0)
-
-    best = max(candidates, key=weight) if candidates else None
-    # The first name the abstract gives is its own; later ones are often baselines or parts.
-    named = next((found for sentence in sentences if (found := _named_contribution(sentence))), None)
-    if named is None:
-        named = _name_given_anywhere(plain)
-    if named is not None:
-        name, description = named
-        title = _join_name(name, description or "", plain)
-        if ":" in title or best is None:
-            return title
-        if name.lower() in best.lower():
-            # "a tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
-            aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
-            described = re.sub(aside, "", best, flags=re.I)
-            return _join_name(name, described, plain) if described != best else title
-        return _join_name(name, best, plain)
-    return best or "Untitled paper"
-
-
 _SIGN_ONLY = re.compile(
     r"(?:\s|[<>=+\-*/|:~!]|\\(?:lt|gt|le|leq|ge|geq|ne|neq|approx|sim|simeq|cong|equiv|propto|to|"
     r"rightarrow|leftarrow|mapsto|times|cdot|pm|mp|in|notin|subset|subseteq|supset|supseteq|cup|cap|"
     r"setminus|vee|wedge|ll|gg|prec|succ|preceq|succeq|mid|perp)(?![A-Za-z]))+"
 )
 """A formula that is only a sign or relation ("$<$", "$\\leq$"): a title cannot end on it."""
-
-_STATEMENT = re.compile(
-    r"\s(?:is|are|was|were|has|have|had|can|could|may|might|will|would|remains?|relies|rely|plays?|"
-    r"offers?|shows?|becomes?|aims?|consists?)\s"
-)
-_BACKGROUND_WEIGHT = 0.7
-"""title_quality's ROUGE-1 on NeurIPS 2023 / NLP / CVPR 2019 is 0.357 / 0.372 / 0.396 with no
-preference (1.0) and 0.356 / 0.371 / 0.395 at 0.7 (0.8 did no better), with more names kept (79.7 %
-against 79.2 % on NeurIPS). Kept for what a title says, not for ROUGE: of the bundled abstracts'
-titles it turns "A major challenge in sample-based inference (SBI) for Bayesian neural networks is
-the size" into "Practical guidelines for sampling and convergence diagnosis"."""
-_CONCEDING = re.compile(
-    r"(?:although|though|whereas|despite|while|as|since|because|given|if|when|in light of)\s", re.I
-)
-
 
 def _opening_phrase(sentence: str) -> str:
     """The first sentence without its lead-in: "In many settings, X …" -> "X …"."""
@@ -329,15 +223,6 @@ def _content_words(text: str) -> list[str]:
 
     words = (w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1 and w not in FUNCTION_WORDS)
     return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
-
-
-def _salience(title: str, counts: Counter[str]) -> float:
-    """Sum of log(how often the abstract uses the word) over the title's distinct content words,
-    divided by the square root of their number, so a long title must earn its length."""
-    words = set(_content_words(title))
-    if not words:
-        return 0.0
-    return sum(math.log(counts[w]) for w in words if counts[w]) / math.sqrt(len(words))
 
 
 _NOT_A_TOPIC = (
@@ -411,29 +296,6 @@ def _name_given_anywhere(plain: str) -> tuple[str, None] | None:
         if _is_name(name):
             return name, None
     return None
-
-
-def _join_name(name: str, description: str, abstract: str) -> str:
-    description = _drop_article_adjectives(description.strip())
-    spelled_out = _spelled_out(name, abstract)
-    if spelled_out and spelled_out.lower() not in description.lower():
-        # "HTGM: A meta-training framework" says less than "HTGM: Hierarchical Task Generative Model"
-        description = spelled_out
-    description = re.sub(
-        r"^an?\s+(?=\w)",
-        lambda m: (
-            ("An " if m.group(0)[0].isupper() else "an ")
-            if _starts_with_vowel_sound(description[m.end() :])
-            else ("A " if m.group(0)[0].isupper() else "a ")
-        ),
-        description,
-        flags=re.I,
-    )
-    budget = MAX_TITLE_LENGTH - len(name) - 2
-    shortened = _shorten(description, budget) if budget >= 15 else ""
-    if len(shortened.split()) < 2:
-        return _shorten(name)
-    return f"{name}: {_capitalise(shortened)}"
 
 
 def _drop_article_adjectives(text: str) -> str:

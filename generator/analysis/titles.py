@@ -1,0 +1,656 @@
+"""Titles for papers that have none, chosen from the abstract's own phrases by a model learned from data.
+
+The abstract offers candidate titles: what the paper says it does ("we propose X …"), a method's name and
+its description, each sentence's opening, its clauses and its noun-phrase runs, each also cut before its
+prepositions. Every candidate is described by features (where it stands, how long it is, how often the
+abstract repeats its words, how often such words reach real titles, whether it states background, …)
+and scored by gradient-boosted trees trained on thousands of real (abstract, title) pairs to predict the
+candidate's word overlap with the real title (``benchmarks/train_title_model.py``). The best one wins;
+a name the abstract introduces leads it ("Name: description"). Grammar that no data decides (a title
+never ends on a word that leaves it hanging, keeps to a length, starts with a capital) stays in rules
+(``generator.analysis.text``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from generator.analysis import text as grammar
+from generator.analysis.text import MAX_TITLE_LENGTH, find_math_spans, split_sentences, strip_markup
+
+MODEL_FILE = "title_model.npz"
+MAX_SENTENCES = 12
+"""Candidates come from the abstract's first sentences; later ones report results."""
+_MIN_CHARACTERS = 12
+
+KINDS = ("named", "we_do", "opening", "clause", "phrase")
+
+# "GNNs rely on …", "X is …": a sentence stating a fact about the field, not a title.
+_STATEMENT = re.compile(
+    r"\s(?:is|are|was|were|has|have|had|can|could|may|might|will|would|remains?|relies|rely|plays?|"
+    r"offers?|shows?|becomes?|aims?|consists?|lacks?|suffers?|requires?|needs?|struggles?|"
+    r"depends?|makes?|takes?|leads?|enables?|provides?|achieves?|exhibits?|poses?)\s",
+    re.I,
+)
+_FIELD_OPENING = re.compile(
+    r"^(?:recent(?:ly)?|in recent|over the (?:past|last)|with the|despite|as\s|while\s|although\s|"
+    r"due to|nowadays|today|currently|traditionally|existing|most existing|many|much|there (?:is|are))\b",
+    re.I,
+)
+_CONNECTORS = frozenset({"of", "for", "in", "on", "with", "via", "from", "and", "under", "to", "by", "over"})
+_PIECE_BREAK = re.compile(
+    r"[,;:]\s|\s[-–—]+\s|\s(?:which|that|where|while|whereby|whose|who|so that|such that|thereby|because|"
+    r"since|although|whereas|i\.e\.|e\.g\.|but)\s"
+)
+_SUBJECT_VERB = re.compile(
+    r"^(?:(?:and|but|or|then|thus|also|we|our \w+|this \w+|it|they|these \w+)\s+)+(?:\w+ly\s+)?[a-z]+\s+",
+    re.I,
+)
+_TOKEN = re.compile(r"\S+")
+
+
+def is_background(title: str) -> bool:
+    """Whether a title reads as a statement about the field ("Foundation models such as GPT-4 are …",
+    "In light of recent advancements …") rather than a name for a piece of work: a finite verb of
+    stating, or an opening that sets the scene."""
+    plain = strip_markup(title)
+    return _STATEMENT.search(f" {plain} ") is not None or _FIELD_OPENING.match(plain) is not None
+
+
+@dataclass(frozen=True)
+class TitleCandidate:
+    text: str
+    """As it would be shown (math as placeholders, see ``derive_title``)."""
+    kind: str
+    """One of ``KINDS``: where it came from."""
+    sentence: int
+    """The index of the sentence it came from."""
+    cut: int
+    """0 for the whole phrase, n for the phrase cut before its n-th preposition from the end."""
+
+
+@dataclass(frozen=True)
+class AbstractFacts:
+    """What every candidate of one abstract is compared with."""
+
+    counts: Counter[str]
+    """Content-word counts of the abstract."""
+    top_words: frozenset[str]
+    """Its five most repeated content words."""
+    sentences: int
+    name: str | None
+    """The name the naming rules find ("we propose X, a …"), if any."""
+
+
+def content_words(text: str) -> list[str]:
+    return grammar._content_words(text)
+
+
+def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
+    """The phrase compressed to a title, and the same cut before each of its prepositions."""
+    whole = grammar._shorten(grammar._drop_article_adjectives(phrase.strip()))
+    if len(whole) < _MIN_CHARACTERS:
+        return []
+    found = [TitleCandidate(grammar._capitalise(whole), kind, sentence, 0)]
+    cuts = [m.start() for m in grammar._PHRASE_CUT.finditer(whole) if m.start() >= _MIN_CHARACTERS]
+    for n, position in enumerate(reversed(cuts[-3:]), start=1):
+        shorter = grammar._trim_hanging_end(whole[:position])
+        if shorter.count("(") > shorter.count(")"):
+            shorter = grammar._trim_hanging_end(shorter[: shorter.rfind("(")])
+        if len(shorter) >= _MIN_CHARACTERS:
+            found.append(TitleCandidate(grammar._capitalise(shorter), kind, sentence, n))
+    return found
+
+
+def _phrase_runs(sentence: str) -> list[str]:
+    """Noun-phrase-like runs: words between verbs, function words (bar a few connectors) and
+    punctuation, e.g. "tail bounds for martingale mixtures"."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    runs: list[list[str]] = [[]]
+    for token in _TOKEN.findall(sentence):
+        word = token.lower().strip(",;:.()\"'“”")
+        if "(" in token or ")" in token or "?" in token:
+            runs.append([])  # an aside or a question is no part of a noun phrase
+            continue
+        breaks = token[-1:] in ",;:"
+        if word in VERBS or (word in FUNCTION_WORDS and word not in _CONNECTORS) or not word:
+            runs.append([])
+            continue
+        runs[-1].append(token.strip(',;:."“”'))
+        if breaks:
+            runs.append([])
+    phrases = []
+    for run in runs:
+        while run and run[0].lower() in _CONNECTORS:
+            run.pop(0)
+        phrase = grammar._trim_hanging_end(" ".join(run))
+        if len(phrase.split()) >= 2:
+            phrases.append(phrase)
+    return phrases
+
+
+def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
+    """Candidate titles of an abstract (plain text) and the name of the method it introduces."""
+    sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
+    found: list[TitleCandidate] = []
+    named = next((n for s in sentences if (n := grammar._named_contribution(s))), None)
+    if named is None:
+        named = grammar._name_given_anywhere(plain)
+    name = named[0] if named else None
+    if named and named[1]:
+        description = named[1]
+        spelled_out = grammar._spelled_out(named[0], plain)
+        found += _variants(description, "named", -1)
+        if spelled_out and spelled_out.lower() not in description.lower():
+            found += _variants(spelled_out, "named", -1)
+    for index, sentence in enumerate(sentences):
+        opening = grammar._opening_phrase(sentence)
+        found += _variants(opening, "opening", index)
+        match = grammar._WHAT_WE_DO.search(sentence)
+        if match and not match.group("rest").lower().startswith(grammar._NOT_A_TOPIC):
+            found += _variants(match.group("rest"), "we_do", index)
+        pieces = _PIECE_BREAK.split(sentence)
+        for piece in pieces[1:]:
+            piece = _SUBJECT_VERB.sub("", piece.strip())
+            if len(piece.split()) >= 3:
+                found += _variants(piece, "clause", index)
+        for phrase in _phrase_runs(sentence):
+            found += _variants(phrase, "phrase", index)
+    unique: dict[str, TitleCandidate] = {}
+    for candidate in found:
+        unique.setdefault(candidate.text.lower(), candidate)
+    return list(unique.values()), name
+
+
+def abstract_facts(plain: str, name: str | None) -> AbstractFacts:
+    counts = Counter(content_words(plain))
+    return AbstractFacts(
+        counts=counts,
+        top_words=frozenset(w for w, _ in counts.most_common(5)),
+        sentences=len(split_sentences(plain)) or 1,
+        name=name,
+    )
+
+
+FEATURES = (
+    *(f"kind_{kind}" for kind in KINDS),
+    "sentence",
+    "relative_sentence",
+    "cut",
+    "words",
+    "characters",
+    "content_words",
+    "content_share",
+    "salience",
+    "mean_log_count",
+    "repeated_share",
+    "top_word_share",
+    "top_words_covered",
+    "title_rate_mean",
+    "title_rate_min",
+    "title_rate_max",
+    "title_rate_sum",
+    "unknown_share",
+    "verbs",
+    "has_name",
+    "capitalised_words",
+    "starts_with_article",
+    "background",
+    "statement",
+    "has_brackets",
+    "has_math",
+    "prepositions",
+    "and_count",
+    "candidates",
+    "abstract_words",
+)
+
+
+def candidate_features(
+    candidates: list[TitleCandidate], facts: AbstractFacts, title_rate: dict[str, float], base_rate: float
+) -> np.ndarray:
+    """One row of ``FEATURES`` per candidate; ``title_rate`` maps a content word to how often, when an
+    abstract uses it, the title does too (``base_rate`` for words it lacks)."""
+    from generator.analysis.keyphrases.wordlists import VERBS
+
+    rows = np.zeros((len(candidates), len(FEATURES)), dtype=np.float32)
+    abstract_words = sum(facts.counts.values())
+    for row, candidate in enumerate(candidates):
+        tokens = candidate.text.split()
+        words = content_words(candidate.text)
+        distinct = set(words)
+        logs = [math.log(facts.counts[w]) if facts.counts[w] else 0.0 for w in distinct]
+        rates = [title_rate.get(w, base_rate) for w in distinct] or [0.0]
+        lowered = [t.lower().strip(",;:()") for t in tokens]
+        values = [
+            *(float(candidate.kind == kind) for kind in KINDS),
+            candidate.sentence,
+            candidate.sentence / facts.sentences if candidate.sentence >= 0 else -0.1,
+            candidate.cut,
+            len(tokens),
+            len(candidate.text),
+            len(words),
+            len(words) / max(1, len(tokens)),
+            sum(logs) / math.sqrt(len(distinct)) if distinct else 0.0,
+            sum(logs) / len(distinct) if distinct else 0.0,
+            sum(facts.counts[w] > 1 for w in distinct) / max(1, len(distinct)),
+            len(distinct & facts.top_words) / max(1, len(distinct)),
+            len(distinct & facts.top_words) / max(1, len(facts.top_words)),
+            sum(rates) / len(rates),
+            min(rates),
+            max(rates),
+            sum(rates),
+            sum(w not in title_rate for w in distinct) / max(1, len(distinct)),
+            sum(w in VERBS and not w.endswith("ing") for w in lowered),
+            float(facts.name is not None and facts.name.lower() in candidate.text.lower()),
+            sum(t[:1].isupper() for t in tokens[1:]),
+            float(lowered[0] in ("a", "an", "the")) if lowered else 0.0,
+            float(is_background(candidate.text)),
+            float(_STATEMENT.search(f" {candidate.text} ") is not None),
+            float("(" in candidate.text),
+            float("zqmath" in candidate.text),
+            sum(w in _CONNECTORS for w in lowered),
+            lowered.count("and"),
+            len(candidates),
+            abstract_words,
+        ]
+        rows[row] = values
+    return rows
+
+
+# --- names ----------------------------------------------------------------------------------
+
+_NAME_TOKEN = re.compile(r"(?<![\w-])[A-Za-z0-9][\w+.-]*[\w+](?![\w-])")
+_CAPITALISED_RUN = re.compile(
+    r"(?<![\w-])[A-Z][\w-]*(?:\s+(?:(?:of|for|and|in|with|on|the|to|via)\s+)?[A-Z0-9][\w-]*){1,5}"
+)
+_INTRODUCING = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:\w+ly\s+)?(?:also\s+)?(?:present|propose|introduce|develop|"
+    r"design|describe|release|build|create|contribute|devise|construct|call|term|dub|name|coin)s?\b|"
+    r"\b(?:called|named|dubbed|termed|coined|referred to as|namely)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class NameCandidate:
+    name: str
+    features: tuple[float, ...]
+    """``NAME_FEATURES`` but the last (how many abstracts use the name, which needs a corpus)."""
+
+
+NAME_FEATURES = (
+    "rules_named",
+    "occurrences",
+    "first_sentence",
+    "relative_position",
+    "after_introducing",
+    "introducing_distance",
+    "in_brackets",
+    "before_bracket",
+    "followed_by_description",
+    "words",
+    "characters",
+    "all_capitals",
+    "internal_capitals",
+    "has_digit",
+    "has_hyphen",
+    "sentence_start",
+    "candidates",
+    "abstracts_using",
+)
+
+
+def looks_like_a_name(name: str) -> bool:
+    return grammar._is_name(name) and any(c.isupper() for c in name) and not name.lower().startswith("zqmath")
+
+
+def name_candidates(plain: str) -> list[NameCandidate]:
+    """What in an abstract could be the name of its method: words with capitals or digits inside
+    ("DreamSim", "3D-LLM"), runs of capitalised words ("Tree of Thoughts"), and the name the
+    naming rules find ("we propose X, a …")."""
+    sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
+    named = next((n for s in sentences if (n := grammar._named_contribution(s))), None)
+    if named is None:
+        named = grammar._name_given_anywhere(plain)
+    rules_name = named[0] if named else None
+    found: dict[str, tuple[int, int, int]] = {}  # name -> (sentence, start in sentence, offset)
+    offset = 0
+    for index, sentence in enumerate(sentences):
+        for pattern in (_NAME_TOKEN, _CAPITALISED_RUN):
+            for match in pattern.finditer(sentence):
+                name = match.group(0).rstrip(".")
+                if looks_like_a_name(name) and name not in found:
+                    found[name] = (index, match.start(), offset + match.start())
+        offset += len(sentence) + 1
+    if rules_name and rules_name not in found:
+        at = plain.find(rules_name)
+        found[rules_name] = (0, 0, max(0, at))
+    candidates = []
+    for name, (index, start, offset) in found.items():
+        sentence = sentences[index]
+        before = sentence[:start]
+        introducing = [m.end() for m in _INTRODUCING.finditer(before)]
+        after = sentence[start + len(name) :]
+        capitals = sum(c.isupper() for c in name)
+        candidates.append(
+            NameCandidate(
+                name,
+                (
+                    float(name == rules_name),
+                    plain.count(name),
+                    index,
+                    offset / max(1, len(plain)),
+                    float(bool(introducing)),
+                    (start - introducing[-1]) if introducing else 500.0,
+                    float(before.endswith("(") or before.endswith('("')),
+                    float(after.lstrip().startswith("(")),
+                    float(re.match(r"\)?\s*,\s*(?:a|an|the)\s", after) is not None),
+                    len(name.split()),
+                    len(name),
+                    float(name.replace("-", "").isupper()),
+                    capitals,
+                    float(any(c.isdigit() for c in name)),
+                    float("-" in name),
+                    float(start == 0),
+                    0.0,
+                ),
+            )
+        )
+    return [NameCandidate(c.name, (*c.features[:-1], len(candidates))) for c in candidates]
+
+
+def name_features(candidates: list[NameCandidate], abstracts_using: dict[str, float]) -> np.ndarray:
+    return np.array(
+        [(*c.features, abstracts_using.get(c.name.lower(), 0.0)) for c in candidates], dtype=np.float32
+    ).reshape(len(candidates), len(NAME_FEATURES))
+
+
+# --- the model --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trees:
+    """Gradient-boosted trees exported from scikit-learn's HistGradientBoosting models: the sum of the
+    leaves a row reaches, plus the baseline (a regressor's prediction, a classifier's log-odds)."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    leaf: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    """Each tree's first node in the arrays above."""
+    baseline: float
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        total = np.full(len(rows), self.baseline, dtype=np.float64)
+        index = np.arange(len(rows))
+        for root in self.roots:
+            node = np.full(len(rows), root, dtype=np.int64)
+            open_ = ~self.leaf[node]
+            while open_.any():
+                at = node[open_]
+                go_left = rows[index[open_], self.feature[at]] <= self.threshold[at]
+                node[open_] = np.where(go_left, self.left[at], self.right[at])
+                open_ = ~self.leaf[node]
+            total += self.value[node]
+        return total
+
+    @classmethod
+    def from_histogram_boosting(cls, model) -> Trees:
+        """The trees of a fitted scikit-learn HistGradientBoostingRegressor, or of a binary
+        HistGradientBoostingClassifier (then ``predict`` gives its ``decision_function``)."""
+        parts: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("feature", "threshold", "left", "right", "leaf")
+        }
+        values, roots, offset = [], [], 0
+        for (predictor,) in model._predictors:
+            nodes = predictor.nodes
+            roots.append(offset)
+            parts["feature"].append(nodes["feature_idx"])
+            parts["threshold"].append(nodes["num_threshold"])
+            parts["left"].append(nodes["left"] + offset)
+            parts["right"].append(nodes["right"] + offset)
+            parts["leaf"].append(nodes["is_leaf"].astype(bool))
+            values.append(nodes["value"])
+            offset += len(nodes)
+        return cls(
+            feature=np.concatenate(parts["feature"]).astype(np.int64),
+            threshold=np.concatenate(parts["threshold"]).astype(np.float64),
+            left=np.concatenate(parts["left"]).astype(np.int64),
+            right=np.concatenate(parts["right"]).astype(np.int64),
+            leaf=np.concatenate(parts["leaf"]),
+            value=np.concatenate(values).astype(np.float64),
+            roots=np.array(roots, dtype=np.int64),
+            baseline=float(np.ravel(model._baseline_prediction)[0]),
+        )
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {
+            f"{prefix}_feature": self.feature.astype(np.int16),
+            f"{prefix}_threshold": self.threshold.astype(np.float64),
+            f"{prefix}_left": self.left.astype(np.int32),
+            f"{prefix}_right": self.right.astype(np.int32),
+            f"{prefix}_leaf": self.leaf.astype(bool),
+            f"{prefix}_value": self.value.astype(np.float64),
+            f"{prefix}_roots": self.roots.astype(np.int32),
+            f"{prefix}_baseline": np.array(self.baseline),
+        }
+
+    @classmethod
+    def from_arrays(cls, data, prefix: str) -> Trees:
+        return cls(
+            feature=data[f"{prefix}_feature"].astype(np.int64),
+            threshold=data[f"{prefix}_threshold"],
+            left=data[f"{prefix}_left"].astype(np.int64),
+            right=data[f"{prefix}_right"].astype(np.int64),
+            leaf=data[f"{prefix}_leaf"].astype(bool),
+            value=data[f"{prefix}_value"],
+            roots=data[f"{prefix}_roots"].astype(np.int64),
+            baseline=float(data[f"{prefix}_baseline"]),
+        )
+
+
+@dataclass(frozen=True)
+class TitleModel:
+    """What ``benchmarks/train_title_model.py`` learns: a scorer of candidate titles, a detector of
+    the abstract's method name, and the word statistics their features read."""
+
+    titles: Trees
+    """Predicts how far a candidate's ROUGE-1 against the real title lies above its abstract's mean."""
+    names: Trees
+    """Log-odds that a name candidate is the name the real title leads with."""
+    name_threshold: float
+    """The log-odds above which the best name candidate leads the title."""
+    title_rate: dict[str, float]
+    """Of the training abstracts using a content word, the (smoothed) share whose title uses it too."""
+    base_rate: float
+    """The same over all words: the rate of a word the model has not seen."""
+    abstracts_using: dict[str, float]
+    """log(1 + how many training abstracts use a name candidate), by its lower-cased spelling:
+    a paper's own name is rare, a baseline's ("GPT-4", "ImageNet") common."""
+
+    def save(self, path) -> None:
+        words, names = sorted(self.title_rate), sorted(self.abstracts_using)
+        np.savez_compressed(
+            path,
+            features=np.array(FEATURES),
+            name_features=np.array(NAME_FEATURES),
+            **self.titles.arrays("title_trees"),
+            **self.names.arrays("name_trees"),
+            name_threshold=np.array(self.name_threshold),
+            words=np.array(words),
+            rates=np.array([self.title_rate[w] for w in words], dtype=np.float32),
+            base_rate=np.array(self.base_rate),
+            names=np.array(names),
+            abstracts_using=np.array([self.abstracts_using[n] for n in names], dtype=np.float32),
+        )
+
+    @classmethod
+    def load(cls, source) -> TitleModel:
+        with np.load(source, allow_pickle=False) as data:
+            if (
+                tuple(data["features"].tolist()) != FEATURES
+                or tuple(data["name_features"].tolist()) != NAME_FEATURES
+            ):
+                raise ValueError(f"{MODEL_FILE} was trained on other features; retrain it")
+            return cls(
+                titles=Trees.from_arrays(data, "title_trees"),
+                names=Trees.from_arrays(data, "name_trees"),
+                name_threshold=float(data["name_threshold"]),
+                title_rate=dict(zip(data["words"].tolist(), data["rates"].tolist(), strict=True)),
+                base_rate=float(data["base_rate"]),
+                abstracts_using=dict(
+                    zip(data["names"].tolist(), data["abstracts_using"].tolist(), strict=True)
+                ),
+            )
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> TitleModel:
+    """The model that ships in the package (``benchmarks/train_title_model.py`` makes it)."""
+    with resources.files("generator.analysis").joinpath(MODEL_FILE).open("rb") as handle:
+        return TitleModel.load(handle)
+
+
+# --- choosing ---------------------------------------------------------------------------------
+
+
+def _predict_each(trees: Trees, rows: list[np.ndarray], width: int) -> list[np.ndarray]:
+    """``trees.predict`` over every abstract's rows at once (the trees are walked once for all), split
+    back by abstract."""
+    if not rows:
+        return []
+    scores = trees.predict(np.concatenate([r.reshape(-1, width) for r in rows]))
+    return np.split(scores, np.cumsum([len(r) for r in rows])[:-1])
+
+
+@dataclass(frozen=True)
+class ScoredTitle:
+    description: str
+    """The best-scored candidate."""
+    name: str | None
+    """The name candidate the detector rates highest, if the abstract has any."""
+    name_score: float
+    """Its log-odds of being the name a real title would lead with."""
+
+    def title(self, threshold: float) -> str:
+        return lead_with_name(self.description, self.name if self.name_score >= threshold else None)
+
+
+def score_titles(plains: Sequence[str], model: TitleModel) -> list[ScoredTitle]:
+    """For each plain-text abstract, its best-scored candidate title and its likeliest name."""
+    names = [name_candidates(plain) for plain in plains]
+    name_scores = _predict_each(
+        model.names, [name_features(n, model.abstracts_using) for n in names], len(NAME_FEATURES)
+    )
+    best_names = [
+        (found[int(np.argmax(scores))].name, float(scores.max())) if len(found) else (None, -np.inf)
+        for found, scores in zip(names, name_scores, strict=True)
+    ]
+    candidate_lists, rows = [], []
+    for plain, (name, _) in zip(plains, best_names, strict=True):
+        candidates, rules_name = title_candidates(plain)
+        candidates = [c for c in candidates if c.text != name]
+        candidate_lists.append(candidates)
+        facts = abstract_facts(plain, rules_name)
+        rows.append(candidate_features(candidates, facts, model.title_rate, model.base_rate))
+    scored = []
+    title_scores = _predict_each(model.titles, rows, len(FEATURES))
+    for plain, (name, name_score), candidates, features, scores in zip(
+        plains, best_names, candidate_lists, rows, title_scores, strict=True
+    ):
+        if not candidates:
+            first_words = " ".join(plain.split()[:12])
+            description = grammar._capitalise(grammar._trim_hanging_end(first_words))
+        else:
+            # A statement about the field is never the title while the abstract offers anything else.
+            background = features[:, FEATURES.index("background")] > 0
+            if not background.all():
+                scores = np.where(background, -np.inf, scores)
+            description = candidates[int(np.argmax(scores))].text
+        scored.append(ScoredTitle(description, name, name_score))
+    return scored
+
+
+def choose_titles(plains: Sequence[str], model: TitleModel) -> list[str]:
+    """For each plain-text abstract, its best-scored candidate, led by the name it introduces if
+    the name detector is confident it introduces one."""
+    return [scored.title(model.name_threshold) for scored in score_titles(plains, model)]
+
+
+def lead_with_name(description: str, name: str | None) -> str:
+    """ "Name: description" when the abstract introduces a name the description lacks."""
+    if name is None:
+        return description
+    if name.lower() in description.lower():
+        # "A tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
+        aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
+        described = re.sub(aside, "", description, flags=re.I)
+        if described == description:
+            return description
+        description = described
+    budget = MAX_TITLE_LENGTH - len(name) - 2
+    shortened = grammar._shorten(description, budget) if budget >= 15 else ""
+    if len(shortened.split()) < 2:
+        return grammar._shorten(name)
+    return f"{name}: {grammar._capitalise(shortened)}"
+
+
+def hide_math(abstract: str) -> tuple[str, list[str]]:
+    """The abstract as plain text with each formula replaced by a placeholder word as long as the
+    formula (so length limits count it), and the formulas, for ``restore_math``."""
+    formulas: list[str] = []
+
+    def hide(match_text: str) -> str:
+        formulas.append(match_text)
+        inner = match_text.strip("$").removeprefix("\\(").removesuffix("\\)")
+        kind = "sign" if grammar._SIGN_ONLY.fullmatch(inner) else ""
+        placeholder = f"zqmath{kind}{len(formulas) - 1}zq"
+        return placeholder + "q" * max(0, len(match_text) - len(placeholder))
+
+    pieces, last = [], 0
+    for start, end in find_math_spans(abstract):
+        pieces.append(abstract[last:start])
+        pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
+        last = end
+    pieces.append(abstract[last:])
+    return strip_markup("".join(pieces)), formulas
+
+
+def restore_math(title: str, formulas: list[str]) -> str:
+    def restore(match: re.Match[str]) -> str:
+        formula = formulas[int(match.group(1))]
+        # A placeholder the length limit cut short stands for a formula that does not fit: left out.
+        return formula if len(match.group(0)) >= len(formula) else ""
+
+    title = re.sub(r"zqmath(?:sign)?(\d+)zq+", restore, title, flags=re.I)
+    return re.sub(r"\s+", " ", title).strip() or "Untitled paper"
+
+
+def derive_titles(abstracts: Sequence[str], model: TitleModel | None = None) -> list[str]:
+    """Readable titles for papers that have none, built from their abstracts: the candidate phrase the
+    model scores best, "Name: description" when an abstract introduces a name. At most
+    ``MAX_TITLE_LENGTH`` characters, math included (rendered in the title too); ``model`` defaults to
+    the shipped one. Scoring many abstracts in one call is much faster than one by one."""
+    if not abstracts:
+        return []  # a digest whose papers all have titles never loads the model
+    hidden = [hide_math(abstract) for abstract in abstracts]
+    chosen = choose_titles([plain for plain, _ in hidden], model or shipped_model())
+    return [restore_math(title, formulas) for title, (_, formulas) in zip(chosen, hidden, strict=True)]
+
+
+def derive_title(abstract: str, model: TitleModel | None = None) -> str:
+    """``derive_titles`` of one abstract."""
+    return derive_titles([abstract], model)[0]

@@ -1,0 +1,130 @@
+"""The learned title scorer: its candidates, its trees, the shipped model, and titles of made-up abstracts."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+from generator.analysis.titles import (
+    FEATURES,
+    MODEL_FILE,
+    NAME_FEATURES,
+    TitleModel,
+    Trees,
+    derive_title,
+    is_background,
+    lead_with_name,
+    name_candidates,
+    shipped_model,
+    title_candidates,
+)
+
+# Made up for these tests (no corpus abstract or title is copied here).
+NAMED = (
+    "Reading long documents is slow for language models. We present SkimNet, a hierarchical reader that "
+    "skips irrelevant paragraphs for long document question answering. SkimNet reads 4x fewer tokens "
+    "than a full reader and matches its accuracy on three benchmarks."
+)
+BACKGROUND_FIRST = (
+    "Deep networks are widely used in many applications and are known to be poorly calibrated. "
+    "In this paper, we propose temperature ensembles for calibrating deep classifiers under "
+    "distribution shift. Temperature ensembles average the predictions of several temperatures, and "
+    "calibrating deep classifiers this way halves the calibration error under shift."
+)
+
+
+def test_trees_predict_as_scikit_learn_does() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 5)).astype(np.float32)
+    y = x[:, 0] * 2 + np.sin(x[:, 1]) + (x[:, 2] > 0)
+    regressor = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(x, y)
+    assert np.allclose(Trees.from_histogram_boosting(regressor).predict(x), regressor.predict(x))
+    classifier = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(x, y > 1)
+    assert np.allclose(Trees.from_histogram_boosting(classifier).predict(x), classifier.decision_function(x))
+
+
+def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(300, len(FEATURES))).astype(np.float32)
+    titles = Trees.from_histogram_boosting(HistGradientBoostingRegressor(max_iter=5).fit(x, x[:, 0]))
+    names_x = x[:, : len(NAME_FEATURES)]
+    names = Trees.from_histogram_boosting(
+        HistGradientBoostingClassifier(max_iter=5).fit(names_x, x[:, 1] > 0)
+    )
+    model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2})
+    model.save(tmp_path / "model.npz")
+    loaded = TitleModel.load(tmp_path / "model.npz")
+    assert np.allclose(loaded.titles.predict(x), titles.predict(x))
+    assert np.allclose(loaded.names.predict(names_x), names.predict(names_x))
+    assert (loaded.name_threshold, loaded.base_rate) == (-1.5, 0.1)
+    assert loaded.title_rate == pytest.approx(model.title_rate) and loaded.abstracts_using == pytest.approx(
+        model.abstracts_using
+    )
+
+
+def test_the_model_ships_in_the_package_and_is_small() -> None:
+    shipped = resources.files("generator.analysis").joinpath(MODEL_FILE)
+    assert shipped.is_file()
+    assert len(shipped.read_bytes()) <= 5_000_000
+    model = shipped_model()
+    assert len(model.titles.roots) > 10 and len(model.names.roots) > 10
+    assert 0 < model.base_rate < 1 and len(model.title_rate) > 1000
+
+
+def test_candidates_include_what_the_paper_does_and_its_shorter_cuts() -> None:
+    candidates, rules_name = title_candidates(BACKGROUND_FIRST.replace("  ", " "))
+    texts = {c.text for c in candidates}
+    assert "Temperature ensembles for calibrating deep classifiers under distribution shift" in texts
+    assert "Temperature ensembles for calibrating deep classifiers" in texts
+    assert rules_name is None
+    assert {c.kind for c in candidates} >= {"opening", "clause", "phrase"}
+
+
+def test_a_named_method_leads_the_title_with_what_it_does() -> None:
+    title = derive_title(NAMED)
+    assert title.startswith("SkimNet: "), title
+    assert not is_background(title)
+    assert "SkimNet" in {c.name for c in name_candidates(NAMED)}
+
+
+def test_a_background_opening_gives_way_to_the_contribution() -> None:
+    title = derive_title(BACKGROUND_FIRST)
+    assert not is_background(title), title
+    assert "temperature ensembles" in title.lower(), title
+
+
+@pytest.mark.parametrize(
+    ("title", "background"),
+    [
+        ("Foundation models such as GPT-4 are routinely fine-tuned", True),
+        ("Recent advances in diffusion models", True),
+        ("GNNs rely on the exchange of messages along the edges", True),
+        ("Tail bounds for martingale mixtures", False),
+        ("SkimNet: A hierarchical reader for long document question answering", False),
+    ],
+)
+def test_background_statements_are_recognised(title: str, background: bool) -> None:
+    assert is_background(title) is background
+
+
+def test_a_name_leads_once_and_the_title_keeps_its_length() -> None:
+    assert (
+        lead_with_name("A reader that skips paragraphs", "SkimNet")
+        == "SkimNet: A reader that skips paragraphs"
+    )
+    assert lead_with_name("The SkimNet reader for documents", "SkimNet") == "The SkimNet reader for documents"
+    assert (
+        lead_with_name("A hierarchical reader (termed SkimNet) for documents", "SkimNet")
+        == "SkimNet: A hierarchical reader for documents"
+    )
+    long = lead_with_name("A reader " + "of many long documents " * 10, "SkimNet")
+    assert long.startswith("SkimNet: ") and len(long) <= 90
+
+
+def test_titles_are_deterministic_and_math_survives() -> None:
+    abstract = "We study sampling from a density $p$ on a compact set of high dimension with few queries."
+    assert derive_title(abstract) == derive_title(abstract)
+    assert "$p$" in derive_title(abstract) or "zqmath" not in derive_title(abstract)
