@@ -120,6 +120,11 @@ def test_a_name_leads_once_and_the_title_keeps_its_length() -> None:
         lead_with_name("A hierarchical reader (termed SkimNet) for documents", "SkimNet")
         == "SkimNet: A hierarchical reader for documents"
     )
+    assert lead_with_name("SkimNet, a reader for documents", "SkimNet") == "SkimNet: A reader for documents"
+    assert (
+        lead_with_name("SkimNet (SN) is a reader for documents", "SkimNet")
+        == "SkimNet: A reader for documents"
+    )
     long = lead_with_name("A reader " + "of many long documents " * 10, "SkimNet")
     assert long.startswith("SkimNet: ") and len(long) <= 90
 

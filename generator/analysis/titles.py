@@ -594,7 +594,15 @@ def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
         return description
-    if name.lower() in description.lower():
+    # "EE-LLM, a framework for …", "X (Y) is a method …": the name leads already; the rest describes it
+    apposition = re.match(
+        rf"{re.escape(name)}\s*(?:\([^)]*\))?\s*(?:,|:|\bis\b|\bare\b)\s*(?=(?:a|an|the)\s)",
+        description,
+        re.I,
+    )
+    if apposition:
+        description = description[apposition.end() :]
+    elif name.lower() in description.lower():
         # "A tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
         aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
         described = re.sub(aside, "", description, flags=re.I)
