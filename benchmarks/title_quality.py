@@ -3,8 +3,8 @@
     python benchmarks/title_quality.py [CORPUS.jsonl ...] [--show N]
 
 (default: ../shared/corpora/neurips2023.jsonl and nlp_acl2020_emnlp2020_eacl2021.jsonl). Each paper's
-title is derived from its abstract only (``generator.analysis.titles.derive_title``; the real title never reaches
-it) and compared with the real one. Printed per corpus:
+title is derived from its abstract only (``generator.analysis.titles.derive_titles``; the real title
+never reaches it) and compared with the real one. Printed per corpus:
 
 - ROUGE-1 F1 over content words: lowercased words, function words dropped, Porter-stemmed, clipped
   counts (macro mean over papers);
@@ -30,6 +30,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,7 @@ from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     VERBS,
 )
 from generator.analysis.text import strip_markup  # noqa: E402
-from generator.analysis.titles import derive_title  # noqa: E402
+from generator.analysis.titles import derive_titles  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [
@@ -56,7 +57,7 @@ DEFAULT_CORPORA = [
 HELD_BACK = {"icml2024.jsonl"}
 STOP = frozenset(ENGLISH_STOP_WORDS) | FUNCTION_WORDS
 _WORD = re.compile(r"[a-z0-9]+")
-_STEM = PorterStemmer().stem
+_STEM = cache(PorterStemmer().stem)  # slow, and titles repeat their words
 # Modifiers that cannot end a title (participles used as adjectives, comparison words).
 _LY_NOUNS = frozenset({"family", "anomaly", "supply", "reply", "ally", "italy", "july"})
 _DANGLING = frozenset({"novel", "new", "based", "via", "using", "towards", "toward", "such", "versus", "vs"})
@@ -67,8 +68,10 @@ def content_stems(text: str) -> Counter[str]:
     return Counter(_STEM(word) for word in words if word not in STOP and len(word) > 1)
 
 
-def rouge1(candidate: str, reference: str) -> float:
-    ours, theirs = content_stems(candidate), content_stems(reference)
+def rouge1(candidate: str, reference: str | Counter[str]) -> float:
+    """``reference`` is a title or its ``content_stems`` (when scoring many candidates against it)."""
+    ours = content_stems(candidate)
+    theirs = content_stems(reference) if isinstance(reference, str) else reference
     overlap = sum((ours & theirs).values())
     if not overlap:
         return 0.0
@@ -152,8 +155,8 @@ class Scores:
 
 def score(records: list[dict], show: int = 0) -> Scores:
     rouges, bad, bad_real, longest, names, kept, starts = [], 0, 0, 0, 0, 0, 0
-    for position, record in enumerate(records):
-        derived = derive_title(record["abstract"])
+    titles = derive_titles([record["abstract"] for record in records])
+    for position, (record, derived) in enumerate(zip(records, titles, strict=True)):
         rouges.append(rouge1(derived, record["title"]))
         bad += bad_ending(derived)
         starts += bad_start(derived)

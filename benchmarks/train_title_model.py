@@ -32,7 +32,6 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -43,11 +42,10 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # noqa: E402
 from sklearn.model_selection import GroupKFold, cross_val_predict  # noqa: E402
-from title_quality import _STEM, _WORD, HELD_BACK, STOP, method_name  # noqa: E402
+from title_quality import HELD_BACK, content_stems, method_name, rouge1  # noqa: E402
 
 from generator.analysis import text as text_module  # noqa: E402
 from generator.analysis import titles  # noqa: E402
-from generator.analysis.text import strip_markup  # noqa: E402
 from generator.analysis.titles import (  # noqa: E402
     NameCandidate,
     TitleCandidate,
@@ -125,28 +123,6 @@ def candidate_code() -> bytes:
     return source.encode() + Path(text_module.__file__).read_bytes() + inspect.getsource(prepare).encode()
 
 
-@cache
-def stem(word: str) -> str:
-    return _STEM(word)
-
-
-def title_stems(text: str) -> Counter[str]:
-    """``title_quality.content_stems`` with the stemmer's answers remembered (it is slow)."""
-    words = _WORD.findall(strip_markup(text).lower())
-    return Counter(stem(word) for word in words if word not in STOP and len(word) > 1)
-
-
-def rouge1(candidate: str, reference: str | Counter[str]) -> float:
-    """``title_quality.rouge1``, stems remembered."""
-    ours = title_stems(candidate)
-    theirs = title_stems(reference) if isinstance(reference, str) else reference
-    overlap = sum((ours & theirs).values())
-    if not overlap:
-        return 0.0
-    precision, recall = overlap / sum(ours.values()), overlap / sum(theirs.values())
-    return 2 * precision * recall / (precision + recall)
-
-
 def prepare(corpus: Path, cache: Path) -> list[Paper]:
     key = hashlib.sha256(candidate_code() + corpus.name.encode()).hexdigest()[:16]
     path = cache / f"{corpus.stem}-{key}.pkl"
@@ -157,7 +133,7 @@ def prepare(corpus: Path, cache: Path) -> list[Paper]:
     for record in load(corpus):
         plain, formulas = hide_math(record["abstract"])
         candidates, rules_name = title_candidates(plain)
-        real = title_stems(record["title"])
+        real = content_stems(record["title"])
         targets = [rouge1(restore_math(c.text, formulas), real) for c in candidates]
         names = name_candidates(plain)
         real_name = method_name(record["title"], record["abstract"])
