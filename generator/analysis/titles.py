@@ -61,7 +61,10 @@ def is_background(title: str) -> bool:
     """Whether a title reads as a statement about the field ("Foundation models such as GPT-4 are …",
     "In light of recent advancements …") rather than a name for a piece of work: a finite verb of
     stating, or an opening that sets the scene."""
-    plain = strip_markup(title)
+    return _states_background(strip_markup(title))
+
+
+def _states_background(plain: str) -> bool:
     return _STATEMENT.search(f" {plain} ") is not None or _FIELD_OPENING.match(plain) is not None
 
 
@@ -254,7 +257,7 @@ def candidate_features(
             float(facts.name is not None and facts.name.lower() in candidate.text.lower()),
             sum(t[:1].isupper() for t in tokens[1:]),
             float(lowered[0] in ("a", "an", "the")) if lowered else 0.0,
-            float(is_background(candidate.text)),
+            float(_states_background(candidate.text)),  # candidates are plain text already
             float(_STATEMENT.search(f" {candidate.text} ") is not None),
             float("(" in candidate.text),
             float("zqmath" in candidate.text),
