@@ -18,6 +18,7 @@ from generator.analysis.titles import (
     is_background,
     lead_with_name,
     name_candidates,
+    reads_as_a_sentence,
     shipped_model,
     title_candidates,
 )
@@ -110,7 +111,25 @@ def test_background_statements_are_recognised(title: str, background: bool) -> N
     assert is_background(title) is background
 
 
+@pytest.mark.parametrize(
+    ("phrase", "sentence"),
+    [
+        ("This brittleness of safety alignment", True),
+        ("Not put at risk the budding field", True),
+        ("SkimNet introduces a lineage graph", True),
+        ("Simulated by a constant number of rounds", True),
+        ("Temperature ensembles for calibrating deep classifiers", False),
+        ("On the convergence of adaptive methods", False),
+        ("Learning rates matter", False),
+    ],
+)
+def test_a_sentence_is_no_title(phrase: str, sentence: bool) -> None:
+    assert reads_as_a_sentence(phrase) is sentence
+
+
 def test_a_name_leads_once_and_the_title_keeps_its_length() -> None:
+    assert lead_with_name("SkimNet, a reader for documents", None) == "SkimNet: A reader for documents"
+    assert lead_with_name("Reading, a pastime", None) == "Reading, a pastime"
     assert (
         lead_with_name("A reader that skips paragraphs", "SkimNet")
         == "SkimNet: A reader that skips paragraphs"

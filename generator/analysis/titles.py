@@ -68,6 +68,26 @@ def _states_background(plain: str) -> bool:
     return _STATEMENT.search(f" {plain} ") is not None or _FIELD_OPENING.match(plain) is not None
 
 
+_NOT_A_START = frozenset(
+    ["not", "this", "these", "that", "those", "such", "it", "its", "they", "their", "there", "our", "we", "which", "who", "whose", "and", "or", "but", "also"]
+)
+
+
+def reads_as_a_sentence(plain: str) -> bool:
+    """Grammar, not taste: a title is a noun phrase, so not one that opens with a pronoun, a negation
+    or a conjunction ("This brittleness …", "Not put at risk …"), nor a subject and its verb ("MGit
+    introduces …", "A-BAD-BO uses …"), nor a participle clause ("Simulated by …")."""
+    from generator.analysis.keyphrases.wordlists import VERBS
+
+    words = [w.strip(",;:") for w in plain.split()]
+    if not words:
+        return False
+    first = words[0].lower()
+    second = words[1].lower() if len(words) > 1 else ""
+    finite = second in VERBS and second.endswith("s") and not second.endswith("ss")
+    return first in _NOT_A_START or finite or (first.endswith("ed") and second.startswith("by"))
+
+
 @dataclass(frozen=True)
 class TitleCandidate:
     text: str
@@ -578,10 +598,13 @@ def score_titles(plains: Sequence[str], model: TitleModel) -> list[ScoredTitle]:
             first_words = " ".join(plain.split()[:12])
             description = grammar._capitalise(grammar._trim_hanging_end(first_words))
         else:
-            # A statement about the field is never the title while the abstract offers anything else.
-            background = features[:, FEATURES.index("background")] > 0
-            if not background.all():
-                scores = np.where(background, -np.inf, scores)
+            # A statement about the field, or a sentence, is never the title while the abstract
+            # offers anything else.
+            unfit = (features[:, FEATURES.index("background")] > 0) | np.array(
+                [reads_as_a_sentence(c.text) for c in candidates]
+            )
+            if not unfit.all():
+                scores = np.where(unfit, -np.inf, scores)
             description = candidates[int(np.argmax(scores))].text
         scored.append(ScoredTitle(description, name, name_score))
     return scored
@@ -596,7 +619,11 @@ def choose_titles(plains: Sequence[str], model: TitleModel) -> list[str]:
 def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
-        return description
+        # "Flextron, a network architecture …": the description names what it describes
+        named = re.match(r"([^\s,]+),\s+(?=(?:a|an|the)\s)", description, re.I)
+        if not named or not looks_like_a_name(named.group(1)):
+            return description
+        name = named.group(1)
     # "EE-LLM, a framework for …", "X (Y) is a method …": the name leads already; the rest describes it
     apposition = re.match(
         rf"{re.escape(name)}\s*(?:\([^)]*\))?\s*(?:,|:|\bis\b|\bare\b)\s*(?=(?:a|an|the)\s)",
