@@ -69,8 +69,9 @@ def _states_background(plain: str) -> bool:
 
 
 _NOT_A_START = frozenset(
-    ["not", "this", "these", "that", "those", "such", "it", "its", "they", "their", "there", "our", "we", "which", "who", "whose", "and", "or", "but", "also"]
-)
+    {"not", "this", "these", "that", "those", "such", "it", "its", "they", "their", "there", "our", "we",
+     "which", "who", "whose", "and", "or", "but", "also"}
+)  # fmt: skip
 
 
 def reads_as_a_sentence(plain: str) -> bool:
