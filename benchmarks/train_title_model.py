@@ -1,7 +1,7 @@
 """Train the title scorer on real (abstract, title) pairs, evaluate it leave-one-corpus-out, ship it.
 
     python benchmarks/train_title_model.py [--corpora A.jsonl B.jsonl C.jsonl] [--cache /tmp/titles]
-                                           [--no-ship] [--no-loco] [--show N]
+                                           [--no-ship] [--no-loco] [--out MODEL.npz] [--show N]
 
 Every candidate title of every abstract (``generator.analysis.titles.title_candidates``) is a training
 row; its target is its ROUGE-1 against the paper's real title (the measure of
@@ -354,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", nargs="+", type=Path, default=DEFAULT_CORPORA)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/titles"))
     parser.add_argument("--no-ship", action="store_true", help="evaluate only; leave the shipped model")
+    parser.add_argument(
+        "--out", type=Path, default=MODEL_PATH, help="where the model goes (default: shipped)"
+    )
     parser.add_argument("--no-loco", action="store_true", help="skip the leave-one-corpus-out table")
     parser.add_argument("--show", type=int, default=0, help="print the first N titles of each held-out set")
     arguments = parser.parse_args(argv)
@@ -380,8 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not arguments.no_ship:
         model = train([p for papers in corpora.values() for p in papers])
-        model.save(MODEL_PATH)
-        print(f"\nshipped {MODEL_PATH.relative_to(PROJECT_ROOT)} ({MODEL_PATH.stat().st_size / 1e3:.0f} kB)")
+        model.save(arguments.out)
+        print(f"\nwrote {arguments.out} ({arguments.out.stat().st_size / 1e3:.0f} kB)")
     return 0
 
 

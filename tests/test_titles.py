@@ -57,6 +57,8 @@ def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     )
     model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2})
     model.save(tmp_path / "model.npz")
+    model.save(tmp_path / "again.npz")
+    assert (tmp_path / "model.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
     loaded = TitleModel.load(tmp_path / "model.npz")
     assert np.allclose(loaded.titles.predict(x), titles.predict(x))
     assert np.allclose(loaded.names.predict(names_x), names.predict(names_x))

@@ -13,8 +13,10 @@ never ends on a word that leaves it hanging, keeps to a length, starts with a ca
 
 from __future__ import annotations
 
+import io
 import math
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -507,7 +509,7 @@ class TitleModel:
 
     def save(self, path) -> None:
         words, names = sorted(self.title_rate), sorted(self.abstracts_using)
-        np.savez_compressed(
+        _save_arrays(
             path,
             features=np.array(FEATURES),
             name_features=np.array(NAME_FEATURES),
@@ -539,6 +541,18 @@ class TitleModel:
                     zip(data["names"].tolist(), data["abstracts_using"].tolist(), strict=True)
                 ),
             )
+
+
+def _save_arrays(path, **arrays: np.ndarray) -> None:
+    """``np.savez_compressed`` without the time of writing in the archive: the same model is the
+    same bytes."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
+            entry = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(entry, buffer.getvalue())
 
 
 @lru_cache(maxsize=1)
