@@ -183,6 +183,7 @@ _SIGN_ONLY = re.compile(
 )
 """A formula that is only a sign or relation ("$<$", "$\\leq$"): a title cannot end on it."""
 
+
 def _opening_phrase(sentence: str) -> str:
     """The first sentence without its lead-in: "In many settings, X …" -> "X …"."""
     sentence = _OPENING_FILLER.sub("", sentence)
