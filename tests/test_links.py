@@ -53,7 +53,13 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     monkeypatch.setattr("generator.site.render.KEYWORDS_PER_LIST_PAGE", 1)
     source = tmp_path / "in.jsonl"
     location = SourceLocation(source, 1)
-    papers = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS)]
+    # Enough papers sharing phrases that keyword pages, and the keyword list, run to a second page.
+    more = [
+        "Node classification with graph neural networks: message passing and node representations.",
+        "Large language models on reasoning benchmarks: decoding with convex optimization of rewards.",
+        "Stochastic gradient descent for large language models: convergence of message passing.",
+    ]
+    papers = [Paper(id=f"p{i}", abstract=a, source=location) for i, a in enumerate(SAMPLE_ABSTRACTS + more)]
     papers.append(
         Paper(
             id="odd",
