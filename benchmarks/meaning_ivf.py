@@ -1,10 +1,11 @@
-"""The inverted file of search by meaning at size: recall@10 of the probed clusters against the exact
-search over the same int8 vectors, for readers' queries, and the bytes one query fetches beyond the
-model (index, centroids, the probed vector files, the result files of the clusters its ten results
-are in), from the files ``generator.site.meaning_index.meaning_files`` writes.
+"""The inverted file of search by meaning at size: recall@10 against the exact search over the same
+int8 vectors, for readers' queries, and the bytes one query fetches beyond the model, by the steps
+``javascripts/meaning.js`` takes over the files ``generator.site.meaning_index.meaning_files`` writes
+(centroids, the probed clusters' codes, the reranked rows, the result files of the ten results).
 
-    PYTHONPATH=. python benchmarks/meaning_ivf.py PAPER_VECTORS.npy CORPORA_DIR
+    PYTHONPATH=. python benchmarks/meaning_ivf.py PAPER_VECTORS.npy CORPORA_DIR [--set NAME=VALUE ...]
 
+``--set`` overrides a setting of ``meaning_index`` (e.g. ``--set RERANK=50``) to compare layouts.
 Queries: the three relevance query sets' texts (``search_relevance.py``) and its questions, embedded
 by the exported model as a browser embeds them.
 """
@@ -21,14 +22,16 @@ import numpy as np
 from benchmarks.meaning_search import QUESTIONS
 from benchmarks.search_relevance import SETS, query_set
 from generator.analysis.onnx_export import OnnxEmbedder, onnx_model
+from generator.site import meaning_index
 from generator.site.meaning_index import (
     INDEX_FILE,
-    RESULTS_PER_FILE,
     MeaningPaper,
-    cluster_count,
+    all_stored_vectors,
     meaning_files,
-    read_vectors_file,
+    search_files,
 )
+
+FOLDER = meaning_index.FOLDER
 
 
 def main() -> None:
@@ -36,7 +39,11 @@ def main() -> None:
     parser.add_argument("vectors", type=Path)
     parser.add_argument("corpora", type=Path)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/meaning/cache"))
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        setattr(meaning_index, name, int(value))
     vectors = np.load(args.vectors).astype(np.float32)
     texts = list(QUESTIONS)
     for corpus, field, least in SETS.values():
@@ -54,51 +61,30 @@ def main() -> None:
     files = meaning_files(papers, vectors, exported)
     seconds = time.perf_counter() - started
     index = json.loads(files[INDEX_FILE])
-    sizes = index["clusters"]
-    dimensions = vectors.shape[1]
-    stored = np.concatenate(
-        [read_vectors_file(files[f"meaning/vectors-{c}.bin"], dimensions) for c in range(len(sizes))]
-    )
-    members = np.concatenate(
-        [
-            [int(row[0].split(":")[1]) for row in json.loads(files[f"meaning/papers-{c}.json"])]
-            for c in range(len(sizes))
-        ]
-    )
-    cluster_of = np.repeat(np.arange(len(sizes)), sizes)
-    centroids = (
-        read_vectors_file(files["meaning/centroids.bin"], dimensions)
-        if len(sizes) > 1
-        else np.zeros((1, dimensions))
-    )
-    exact = np.argsort(-(queries @ stored.T), axis=1)[:, :10]
-    probed = np.argsort(-(queries @ centroids.T), axis=1)[:, : index["probe"]]
-    recalls, fetched = [], []
-    fixed = len(files[INDEX_FILE]) + len(files.get("meaning/centroids.bin", b""))
-    for row in range(len(queries)):
-        inside = np.isin(cluster_of, probed[row])
-        candidates = np.flatnonzero(inside)
-        found = candidates[np.argsort(-(stored[candidates] @ queries[row]))[:10]]
-        recalls.append(len(set(found) & set(exact[row])) / 10)
-        vector_bytes = sum(len(files[f"meaning/vectors-{c}.bin"]) for c in probed[row])
-        result_bytes = sum(
-            len(files[f"meaning/papers-{f}.json"]) for f in {p // RESULTS_PER_FILE for p in found}
-        )
-        fetched.append(fixed + vector_bytes + result_bytes)
+    stored = all_stored_vectors(files)
+    ids = json.loads(files[f"{FOLDER}/ids.json"])
+    recalls, fetched_bytes = [], []
+    for query in queries:
+        exact = set(np.argsort(-(stored @ query), kind="stable")[:10].tolist())
+        best, fetched = search_files(files, query)
+        recalls.append(len(exact & set(best)) / 10)
+        fetched_bytes.append(len(files[INDEX_FILE]) + sum(len(files[name]) for name in fetched))
     print(
         json.dumps(
             {
                 "papers": len(vectors),
-                "clusters": cluster_count(len(vectors)),
+                "clusters": len(index["clusters"]),
                 "probe": index["probe"],
-                "stand_in_recall_at_build": index["recall"],
+                "settings": args.set,
                 "queries": len(queries),
                 "recall_at_10_mean": round(float(np.mean(recalls)), 4),
                 "recall_at_10_min": float(np.min(recalls)),
-                "bytes_per_query_median": int(np.median(fetched)),
-                "bytes_per_query_max": int(np.max(fetched)),
+                "queries_below_0.8": int(np.sum(np.array(recalls) < 0.8)),
+                "bytes_per_query_median": int(np.median(fetched_bytes)),
+                "bytes_per_query_max": int(np.max(fetched_bytes)),
+                "files": len(files),
                 "meaning_files_seconds": round(seconds, 1),
-                "papers_checked": bool((np.sort(members) == np.arange(len(vectors))).all()),
+                "papers_checked": sorted(int(i.split(":")[1]) for i in ids) == list(range(len(vectors))),
             },
             indent=1,
         )

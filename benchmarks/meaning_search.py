@@ -1,12 +1,16 @@
 """What search by meaning costs a reader, in Chromium, on a built site (the real one, or the page
 sites ``search_relevance.py`` writes): the model's load time (fetch, compile, first run, with an empty
 cache), the time from a query to its nearest papers once loaded, and the bytes fetched: the model and
-runtime once, then per query (the vector and result files of the probed clusters).
+runtime once, then per query (the vectors, or past a size the probed codes, reranked rows and result
+files).
 
     PYTHONPATH=. python benchmarks/meaning_search.py SITE_DIR [--queries 40] [--runs 3]
+    PYTHONPATH=. python benchmarks/meaning_search.py SITE_DIR --scale VECTORS.npy CORPUS.jsonl OUT_DIR
 
-Queries: the paper titles' first words and some questions (the probe of IVF sites is chosen on
-titles; these are not the build's own).
+With ``--scale``, a copy of the built site in ``OUT_DIR`` gets the meaning files of another corpus (its
+papers and their build vectors, one row each, e.g. ``scale_50k.jsonl``), written by the build's own
+``meaning_files``: the browser's cost at a size without building a site of that size.
+Queries: the paper titles' first words and some questions.
 """
 
 from __future__ import annotations
@@ -15,9 +19,16 @@ import argparse
 import functools
 import http.server
 import json
+import shutil
 import statistics
+import tempfile
 import threading
 from pathlib import Path
+
+import numpy as np
+
+from generator.analysis.onnx_export import OnnxModel
+from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 
 QUESTIONS = [
     "making transformers cheaper at inference",
@@ -97,19 +108,49 @@ def measure(site: Path, queries: list[str], runs: int) -> dict:
     }
 
 
+def scaled_site(site: Path, vectors_path: Path, corpus: Path, out: Path) -> Path:
+    """A copy of ``site`` whose meaning files hold ``corpus``'s papers and vectors."""
+    meaning = site / "meaning"
+    index = json.loads((meaning / "index.json").read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    vectors = np.load(vectors_path).astype(np.float32)
+    papers = [
+        MeaningPaper(
+            row["id"],
+            f"papers/{row['id'].replace(':', '-')}/",
+            row.get("title") or "",
+            ", ".join(row.get("authors") or []),
+            snippet(row["abstract"]),
+        )
+        for row in rows
+    ]
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(site, out, ignore=shutil.ignore_patterns("*.bin", "papers-*.json", "ids.json"))
+    with tempfile.TemporaryDirectory() as folder:
+        exported = OnnxModel(Path(folder), **index["tokenizer"])
+        shutil.copy(meaning / "model.onnx", exported.model_file)
+        shutil.copy(meaning / "vocab.txt", exported.vocabulary_file)
+        files = meaning_files(papers, vectors, exported)
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path)
     parser.add_argument("--queries", type=int, default=24)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--scale", nargs=3, type=Path, metavar=("VECTORS", "CORPUS", "OUT"))
     args = parser.parse_args()
+    site = scaled_site(args.site, *args.scale) if args.scale else args.site
     queries = list(QUESTIONS)
-    papers = []
-    for cluster in range(len(json.loads((args.site / "meaning" / "index.json").read_text())["clusters"])):
-        papers += json.loads((args.site / "meaning" / f"papers-{cluster}.json").read_text(encoding="utf-8"))
+    names = sorted((site / "meaning").glob("papers-*.json"), key=lambda name: int(name.stem.split("-")[1]))
+    papers = [row for name in names for row in json.loads(name.read_text(encoding="utf-8"))]
     step = max(1, len(papers) // max(1, args.queries - len(queries)))
     queries += [" ".join(row[2].split()[:6]) for row in papers[::step]][: max(0, args.queries - len(queries))]
-    print(json.dumps(measure(args.site, queries, args.runs), indent=1))
+    print(json.dumps(measure(site, queries, args.runs), indent=1))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -15,8 +17,17 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page
 
 from generator.project.scaffold import EXAMPLE_DIR
+from generator.site.meaning_index import read_vectors_file, search_files
 from generator.sources import read_collection
-from tests.browser_support import SEARCH_INPUT, SEARCH_RESULT, Tab, open_tab, settle, wait_until
+from tests.browser_support import (
+    SEARCH_INPUT,
+    SEARCH_RESULT,
+    SiteServer,
+    Tab,
+    open_tab,
+    settle,
+    wait_until,
+)
 from tests.test_browser import Site, pages_site, site  # noqa: F401  (fixtures)
 from tests.test_browser_csp import RECORD_VIOLATIONS
 
@@ -233,3 +244,72 @@ def test_explore_sorts_by_closeness_in_meaning_to_a_question(
     assert "near=" in page.url and "sort=near" in page.url
     assert page.locator(".paper-explore__results li").count() > 1  # every paper, closest first
     assert violations == [] and tab.monitor.third_party == []
+
+
+@pytest.fixture
+def partitioned_site(
+    site: Site,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[Site, dict[str, bytes]]]:
+    """The bundled site with its meaning files rewritten as a digest past ``SINGLE_CLUSTER_PAPERS``
+    writes them (clusters of 8, a probe of about half the codes): the browser's IVF-PQ path."""
+    from generator.analysis.onnx_export import OnnxModel
+    from generator.site import meaning_index
+
+    folder = tmp_path / "site"
+    shutil.copytree(site.root, folder)
+    meaning = folder / "meaning"
+    index = json.loads((meaning / "index.json").read_text(encoding="utf-8"))
+    vectors = read_vectors_file((meaning / "vectors-0.bin").read_bytes(), index["dimensions"])
+    names = sorted(meaning.glob("papers-*.json"), key=lambda name: int(name.stem.split("-")[1]))
+    rows = [row for name in names for row in json.loads(name.read_text(encoding="utf-8"))]
+    papers = [meaning_index.MeaningPaper(*row) for row in rows]
+    monkeypatch.setattr(meaning_index, "SINGLE_CLUSTER_PAPERS", 10)
+    monkeypatch.setattr(meaning_index, "PAPERS_PER_CLUSTER", 8)
+    monkeypatch.setattr(meaning_index, "MAX_CODE_BYTES", len(papers) * 32 // 2)
+    monkeypatch.setattr(meaning_index, "RERANK", 12)
+    exported = OnnxModel(tmp_path / "model", **index["tokenizer"])
+    exported.folder.mkdir()
+    shutil.copy(meaning / "model.onnx", exported.model_file)
+    shutil.copy(meaning / "vocab.txt", exported.vocabulary_file)
+    for old in meaning.glob("*"):
+        if old.suffix in (".bin", ".json"):
+            old.unlink()
+    files = meaning_index.meaning_files(papers, vectors, exported)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    server = SiteServer(folder, not_found_page=folder / "404.html")
+    try:
+        yield Site(f"{server.origin}/", folder, site.papers), files
+    finally:
+        server.close()
+
+
+EMBED = "async text => Array.from(await window.paperMeaning.embed(text))"
+CLOSEST = "async text => Array.from((await window.paperMeaning.closeness(text)).keys())"
+
+
+def test_past_a_size_the_browser_reads_the_probed_codes_and_ranks_as_the_build_expects(
+    chromium: Browser, partitioned_site: tuple[Site, dict[str, bytes]]
+) -> None:
+    served, files = partitioned_site
+    index = json.loads(files["meaning/index.json"])
+    assert len(index["clusters"]) > 4 and 1 < index["probe"] < len(index["clusters"])
+    for tab, violations in _tab(chromium, served):
+        page = tab.page
+        page.goto(served.url)
+        settle(page)
+        ids = json.loads(files["meaning/ids.json"])
+        for question in (NO_SHARED_WORDS, "privacy of training data", "robots learning to walk"):
+            query = np.array(page.evaluate(EMBED, question), dtype=np.float32)
+            found = page.evaluate("async t => (await window.paperMeaning.search(t)).map(r => r.id)", question)
+            expected, _ = search_files(files, query)
+            assert found == [ids[place] for place in expected], question
+            near = page.evaluate(CLOSEST, question)
+            assert near[:10] == found
+            assert len(found) == 10 and len(near) < len(ids)  # the probed clusters' papers only
+        codes = [url for url in tab.monitor.requested if "/meaning/codes-" in url]
+        assert 0 < len(set(codes)) <= 3 * index["probe"]
+        assert not any("/meaning/vectors-" in url for url in tab.monitor.requested)
+        assert violations == []

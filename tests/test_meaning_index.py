@@ -16,9 +16,11 @@ from generator.site import meaning_index
 from generator.site.meaning_index import (
     INDEX_FILE,
     MeaningPaper,
+    all_stored_vectors,
     meaning_files,
     quantised,
     read_vectors_file,
+    search_files,
     snippet,
     vectors_file,
 )
@@ -63,30 +65,50 @@ def test_a_small_digest_is_one_cluster_searched_whole(exported: OnnxModel) -> No
     assert index["clusters"] == [300] and index["probe"] == 1
     assert "meaning/centroids.bin" not in files
     assert files["meaning/model.onnx"] == b"model"
-    rows = [row for part in range(3) for row in json.loads(files[f"meaning/papers-{part}.json"])]
+    rows = [row for part in range(12) for row in json.loads(files[f"meaning/papers-{part}.json"])]
     assert [row[0] for row in rows] == [f"id{i}" for i in range(300)]
-    assert "meaning/papers-3.json" not in files
+    assert "meaning/papers-12.json" not in files
+    assert json.loads(files["meaning/ids.json"]) == [f"id{i}" for i in range(300)]
+    query = vectors[7]
+    assert search_files(files, query)[0][0] == 7
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_past_a_size_every_paper_is_in_one_cluster_and_the_probe_finds_its_neighbours(
+def test_past_a_size_the_probed_codes_and_the_reranked_rows_find_the_exact_ten(
     seed: int, monkeypatch: pytest.MonkeyPatch, exported: OnnxModel
 ) -> None:
     monkeypatch.setattr(meaning_index, "SINGLE_CLUSTER_PAPERS", 500)
     monkeypatch.setattr(meaning_index, "PAPERS_PER_CLUSTER", 50)
-    vectors = _clustered(2000, seed=seed)
+    monkeypatch.setattr(meaning_index, "MAX_CODE_BYTES", 20_000)
+    dimensions = 64
+    vectors = _clustered(2000, dimensions=dimensions, seed=seed)
     files = meaning_files(_papers(2000), vectors, exported)
     index = json.loads(files[INDEX_FILE])
     assert len(index["clusters"]) == 40 and sum(index["clusters"]) == 2000
-    ids = [row[0] for part in range(20) for row in json.loads(files[f"meaning/papers-{part}.json"])]
-    assert sorted(ids) == sorted(f"id{i}" for i in range(2000))
-    # The result files follow the vector files' order: a cluster's papers are together.
-    stored = np.concatenate([read_vectors_file(files[f"meaning/vectors-{c}.bin"], 32) for c in range(40)])
+    assert index["code_bytes"] == 32 and "meaning/vectors-0.bin" not in files
+    # The probe reads as many clusters' codes as the budget allows, the largest counted.
+    largest = sorted(index["clusters"], reverse=True)
+    assert sum(largest[: index["probe"]]) * 32 <= 20_000 < sum(largest[: index["probe"] + 1]) * 32
+    for cluster, size in enumerate(index["clusters"]):
+        assert len(files[f"meaning/codes-{cluster}.bin"]) == size * 32
+    # Rows, result files and ids follow one order, in which a cluster's papers are together.
+    ids = json.loads(files["meaning/ids.json"])
+    shown = [row[0] for part in range(80) for row in json.loads(files[f"meaning/papers-{part}.json"])]
+    assert shown == ids and sorted(ids) == sorted(f"id{i}" for i in range(2000))
     order = [int(paper_id[2:]) for paper_id in ids]
-    assert np.allclose(stored, vectors[order], atol=0.01)
-    assert index["recall"] >= meaning_index.TARGET_RECALL or index["probe"] * 50 * 36 > 1_000_000
-    assert 1 <= index["probe"] < 40
-    assert len(read_vectors_file(files["meaning/centroids.bin"], 32)) == 40
+    stored = all_stored_vectors(files)
+    assert np.allclose(stored, vectors[order], atol=0.02)
+    rng = np.random.default_rng(seed + 10)
+    queries = vectors[rng.choice(2000, 40, replace=False)] + 0.3 * rng.normal(size=(40, dimensions))
+    recalls = []
+    for query in queries.astype(np.float32):
+        exact = set(np.argsort(-(stored @ query))[:10].tolist())
+        best, fetched = search_files(files, query)
+        recalls.append(len(exact & set(best)) / 10)
+        assert sum(name.startswith("meaning/codes-") for name in fetched) == index["probe"]
+    assert np.mean(recalls) >= 0.9
+    # A paper's own vector finds it first.
+    assert search_files(files, stored[123])[0][0] == 123
 
 
 def test_mismatched_papers_and_vectors_are_refused(exported: OnnxModel) -> None:

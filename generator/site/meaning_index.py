@@ -2,17 +2,28 @@
 
 The browser embeds the reader's text with the digest's own model (``generator.analysis.onnx_export``)
 and ranks papers by the cosine of their build vectors. The vectors ship quantised to int8 with one
-float32 scale per vector (a quarter of float32's bytes; cosines move by about 0.002). Past
-``SINGLE_CLUSTER_PAPERS`` papers they are partitioned, an inverted file (IVF): k-means centroids and
-a vector file per cluster. A query scores the centroids and fetches the vector files of the closest
-``probe`` clusters only. What a result shows (id, address, title, authors, opening) is in files of
-``RESULTS_PER_FILE`` papers each, in the vector files' order, and a query fetches those of its ten
-results only. ``probe`` is chosen at build time: the fewest clusters at which stand-ins for readers'
-questions find ≥ ``TARGET_RECALL`` of their exact ten nearest papers (``stand_in_queries``).
+float32 scale per vector (a quarter of float32's bytes; cosines move by about 0.002).
 
-Layout, under ``meaning/``: ``index.json`` (settings, cluster sizes, ``probe``), ``centroids.bin``,
-``vectors-K.bin`` per cluster, ``papers-K.json`` per ``RESULTS_PER_FILE`` papers, the model and its
-vocabulary. A vector file is ``n`` little-endian float32 scales, then ``n × dimensions`` int8 values.
+Up to ``SINGLE_CLUSTER_PAPERS`` papers, one vector file is fetched whole: exact search. Past that, an
+inverted file with product-quantised residuals (IVF-PQ, as FAISS's ``IndexIVFPQ``): k-means centroids,
+and per cluster each paper's offset from its centroid coded in ``CODE_BYTES`` bytes (one of 256 learned
+sub-vectors for each ``dimensions / CODE_BYTES`` axes). A query scores the centroids, reads the codes of
+the closest ``probe`` clusters (as many as ``MAX_CODE_BYTES`` allow: the more, the more of the exact
+ten are among them), estimates every probed paper's cosine from the codes (a lookup per byte), then
+fetches the int8 vectors of the best ``RERANK`` estimates to rank them exactly. At 50,000 papers a
+code is a twelfth of an int8 vector, so a query reads the codes of about half the papers where the
+vectors themselves would allow 6 %: broad questions (a track name) have their ten nearest spread over
+a third to half of the clusters.
+
+What a result shows (id, address, title, authors, opening) is in files of ``RESULTS_PER_FILE`` papers
+each, in the clusters' order, and a query fetches those of its ten results only. The ids alone, in the
+same order, are in ``ids.json`` (Explore's order by closeness maps scores to its papers with them).
+
+Layout, under ``meaning/``: ``index.json``; ``vectors-0.bin`` (one cluster) or ``centroids.bin``,
+``codebook.bin``, ``codes-K.bin`` per cluster and ``rows-F.bin`` per ``ROWS_PER_FILE`` papers;
+``papers-F.json``; ``ids.json``; the model and its vocabulary. A vector file is ``n`` little-endian
+float32 scales, then ``n × dimensions`` int8 values; the codebook is one, of ``CODE_BYTES × 256``
+sub-vectors; a codes file is ``n × CODE_BYTES`` bytes.
 """
 
 from __future__ import annotations
@@ -30,25 +41,23 @@ FOLDER = "meaning"
 INDEX_FILE = f"{FOLDER}/index.json"
 MODEL_FILE = f"{FOLDER}/model.onnx"
 VOCABULARY_FILE = f"{FOLDER}/vocab.txt"
-FORMAT = 1
+FORMAT = 2
 SINGLE_CLUSTER_PAPERS = 3500
 """Up to this many papers, one vector file (1.36 MB at 3,500 papers) is fetched whole: exact search."""
-RESULTS_PER_FILE = 100
-"""Papers per result file (about 33 KB): a query fetches at most ten of them."""
-PAPERS_PER_CLUSTER = 100
-"""Clusters past the single one: at 50,000 papers, 500 centroids (0.2 MB) and 39 KB per cluster."""
-TARGET_RECALL = 0.98
-"""Of the stand-in questions' exact ten nearest papers, found by the probed clusters."""
-QUERY_COSINE = 0.3
-"""How close a stand-in question is to the paper it is drawn near. Readers' questions (track and
-session names, author keywords) have a median cosine of 0.48 to their nearest paper and titles 0.84,
-but broad questions spread their ten nearest papers over many clusters: at 3,823 papers (CVPR 2019 and
-the NLP set, 39 clusters), stand-ins at 0.84 (titles), 0.5, 0.35 and 0.3 chose 12, 14, 17 and 19
-clusters, whose recall@10 for 432 real questions was 0.87, 0.89, 0.92 and 0.94
-(``benchmarks/meaning_ivf.py``)."""
-MAX_PROBE_BYTES = 1_200_000
-"""What the probed vector files may add up to (with the centroids, result files and index, one query
-stays within 1.5 MB beyond the model)."""
+PAPERS_PER_CLUSTER = 200
+"""Clusters past the single one: at 50,000 papers, 250 centroids (97 KB) and 6.4 KB of codes each."""
+CODE_BYTES = 32
+"""Bytes of a paper's code (12 axes a byte at 384 dimensions)."""
+CODEWORDS = 256
+MAX_CODE_BYTES = 800_000
+"""What the probed codes files may add up to: with the centroids, codebook, reranked rows, result files
+and index, one query stays within 1.5 MB beyond the model."""
+RERANK = 100
+"""Estimates whose int8 vectors are fetched and ranked exactly."""
+ROWS_PER_FILE = 4
+"""Int8 vectors per rows file (1.6 KB): the reranked papers are fetched a few at a time."""
+RESULTS_PER_FILE = 25
+"""Papers per result file (about 8 KB): a query fetches at most ten of them."""
 SNIPPET_CHARACTERS = 140
 
 
@@ -90,65 +99,69 @@ class Partition:
     labels: np.ndarray
     """Each paper's cluster."""
     centroids: np.ndarray
+    codebook: np.ndarray
+    """``CODE_BYTES × CODEWORDS`` sub-vectors (fewer codewords below 256 papers), each of
+    ``dimensions / CODE_BYTES`` axes."""
+    codes: np.ndarray
+    """Each paper's offset from its centroid: ``CODE_BYTES`` codeword numbers."""
     probe: int
-    recall: float
-    """Of the titles' exact ten nearest papers, the share the probed clusters hold."""
 
 
 def cluster_count(papers: int) -> int:
     return 1 if papers <= SINGLE_CLUSTER_PAPERS else math.ceil(papers / PAPERS_PER_CLUSTER)
 
 
-def stand_in_queries(vectors: np.ndarray, count: int = 500, seed: int = 0) -> np.ndarray:
-    """Unit vectors at ``QUERY_COSINE`` from randomly drawn papers, in a random direction."""
-    rng = np.random.default_rng(seed)
-    base = vectors[rng.integers(0, len(vectors), count)].astype(np.float64)
-    base /= np.linalg.norm(base, axis=1, keepdims=True)
-    noise = rng.normal(size=base.shape)
-    noise -= (noise * base).sum(axis=1, keepdims=True) * base
-    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
-    return (QUERY_COSINE * base + math.sqrt(1 - QUERY_COSINE**2) * noise).astype(np.float32)
+def code_bytes(dimensions: int) -> int:
+    """``CODE_BYTES``, or the largest divisor of ``dimensions`` below it (sub-vectors split the axes)."""
+    return max(size for size in range(1, min(CODE_BYTES, dimensions) + 1) if dimensions % size == 0)
 
 
 def partition(vectors: np.ndarray, seed: int = 0) -> Partition:
-    """The papers' clusters (spherical k-means), and how many a query must probe."""
+    """The papers' clusters (spherical k-means), their offsets' codes, and how many clusters a query
+    reads: the most whose codes fit in ``MAX_CODE_BYTES`` (the largest clusters counted)."""
     count = cluster_count(len(vectors))
+    dimensions = vectors.shape[1]
     if count == 1:
-        return Partition(np.zeros(len(vectors), dtype=np.int32), np.zeros((1, vectors.shape[1])), 1, 1.0)
+        empty = np.zeros((0, 1, 1), dtype=np.float32)
+        return Partition(
+            np.zeros(len(vectors), dtype=np.int32), np.zeros((1, dimensions)), empty, np.zeros((0, 0)), 1
+        )
     import faiss
 
-    kmeans = faiss.Kmeans(vectors.shape[1], count, niter=20, spherical=True, seed=seed, verbose=False)
-    kmeans.train(np.ascontiguousarray(vectors, dtype=np.float32))
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    kmeans = faiss.Kmeans(dimensions, count, niter=20, spherical=True, seed=seed, verbose=False)
+    kmeans.train(vectors)
     centroids = kmeans.centroids
     labels = (vectors @ centroids.T).argmax(axis=1).astype(np.int32)
-    # The searched vectors are the quantised ones, as the browser has them.
-    stored = read_vectors_file(vectors_file(vectors), vectors.shape[1])
-    sizes = np.bincount(labels, minlength=count)
-    probe, recall = probe_for(stored, labels, centroids, stand_in_queries(vectors, seed=seed), sizes)
-    return Partition(labels, centroids, probe, recall)
+    offsets = np.ascontiguousarray(vectors - centroids[labels])
+    subvectors = code_bytes(dimensions)
+    # k-means needs a point per codeword: a digest smaller than CODEWORDS (a test's) learns fewer.
+    bits = min(int(math.log2(CODEWORDS)), int(math.log2(len(vectors))))
+    quantizer = faiss.ProductQuantizer(dimensions, subvectors, bits)
+    quantizer.cp.seed = seed
+    quantizer.cp.min_points_per_centroid = 1  # a digest of 3,501 papers trains on what it has
+    quantizer.train(offsets)
+    codebook = faiss.vector_to_array(quantizer.centroids).reshape(subvectors, 2**bits, -1)
+    # One byte per sub-vector whatever ``bits`` (FAISS packs fewer bits tighter): its nearest codeword.
+    parts = offsets.reshape(len(offsets), subvectors, -1)
+    codes = np.empty((len(offsets), subvectors), dtype=np.uint8)
+    for part in range(subvectors):
+        words = codebook[part]
+        distances = (words**2).sum(axis=1)[None, :] - 2 * parts[:, part] @ words.T
+        codes[:, part] = distances.argmin(axis=1)
+    sizes = np.sort(np.bincount(labels, minlength=count))[::-1]
+    affordable = int(np.searchsorted(np.cumsum(sizes) * subvectors, MAX_CODE_BYTES, side="right"))
+    return Partition(labels, centroids, codebook, codes, max(1, min(affordable, count)))
 
 
-def probe_for(
-    stored: np.ndarray, labels: np.ndarray, centroids: np.ndarray, queries: np.ndarray, sizes: np.ndarray
-) -> tuple[int, float]:
-    """The fewest clusters to probe whose recall@10 on ``queries`` reaches ``TARGET_RECALL``, within
-    ``MAX_PROBE_BYTES`` of vector files (the largest clusters counted); and that recall."""
-    row_bytes = 4 + stored.shape[1]
-    largest = np.sort(sizes)[::-1]
-    affordable = max(1, int(np.searchsorted(np.cumsum(largest) * row_bytes, MAX_PROBE_BYTES, side="right")))
-    rng = np.random.default_rng(0)
-    sample = queries[rng.choice(len(queries), size=min(1000, len(queries)), replace=False)]
-    exact = np.argsort(-(sample @ stored.T), axis=1)[:, :10]
-    order = np.argsort(-(sample @ centroids.T), axis=1)
-    found = np.zeros(len(sample))
-    for probe in range(1, min(affordable, len(centroids)) + 1):
-        found += np.array(
-            [np.isin(labels[exact[row]], order[row, probe - 1]).sum() for row in range(len(sample))]
-        )
-        recall = float(found.sum() / exact.size)
-        if recall >= TARGET_RECALL:
-            return probe, recall
-    return min(affordable, len(centroids)), recall
+def estimated_scores(
+    query: np.ndarray, centroid_score: float, codebook: np.ndarray, codes: np.ndarray
+) -> np.ndarray:
+    """Each coded paper's cosine to ``query`` as the browser estimates it: the centroid's, plus one
+    looked-up dot product per code byte."""
+    subvectors, _, width = codebook.shape
+    table = np.einsum("sw,scw->sc", query.reshape(subvectors, width), codebook)
+    return centroid_score + table[np.arange(subvectors), codes.astype(np.intp)].sum(axis=1)
 
 
 def meaning_files(
@@ -158,14 +171,23 @@ def meaning_files(
     if len(papers) != len(vectors):
         raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
     split = partition(vectors)
+    clusters = len(split.centroids)
+    stored_order = np.argsort(split.labels, kind="stable")
+    sizes = np.bincount(split.labels, minlength=clusters)
     files: dict[str, bytes] = {}
-    sizes = []
-    stored_order = []
-    for cluster in range(len(split.centroids)):
-        members = np.flatnonzero(split.labels == cluster)
-        sizes.append(len(members))
-        stored_order += members.tolist()
-        files[f"{FOLDER}/vectors-{cluster}.bin"] = vectors_file(vectors[members])
+    if clusters == 1:
+        files[f"{FOLDER}/vectors-0.bin"] = vectors_file(vectors)
+    else:
+        files[f"{FOLDER}/centroids.bin"] = vectors_file(split.centroids)
+        files[f"{FOLDER}/codebook.bin"] = vectors_file(split.codebook.reshape(-1, split.codebook.shape[2]))
+        codes = split.codes[stored_order]
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        for cluster in range(clusters):
+            files[f"{FOLDER}/codes-{cluster}.bin"] = codes[starts[cluster] : starts[cluster + 1]].tobytes()
+        stored = vectors[stored_order]
+        for start in range(0, len(stored), ROWS_PER_FILE):
+            rows = stored[start : start + ROWS_PER_FILE]
+            files[f"{FOLDER}/rows-{start // ROWS_PER_FILE}.bin"] = vectors_file(rows)
     for start in range(0, len(stored_order), RESULTS_PER_FILE):
         rows = [
             [papers[i].id, papers[i].url, papers[i].title, papers[i].authors, papers[i].snippet]
@@ -173,15 +195,18 @@ def meaning_files(
         ]
         text = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
         files[f"{FOLDER}/papers-{start // RESULTS_PER_FILE}.json"] = text.encode("utf-8")
-    if len(split.centroids) > 1:
-        files[f"{FOLDER}/centroids.bin"] = vectors_file(split.centroids)
+    ids = [papers[i].id for i in stored_order]
+    files[f"{FOLDER}/ids.json"] = json.dumps(ids, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     index = {
         "format": FORMAT,
         "dimensions": int(vectors.shape[1]),
         "papers": len(papers),
-        "clusters": sizes,
+        "clusters": sizes.tolist(),
         "probe": split.probe,
-        "recall": round(split.recall, 4),
+        "code_bytes": int(split.codebook.shape[0]),
+        "codewords": int(split.codebook.shape[1]),
+        "rerank": RERANK,
+        "rows_per_file": ROWS_PER_FILE,
         "results_per_file": RESULTS_PER_FILE,
         "tokenizer": exported.tokenizer_settings(),
     }
@@ -189,6 +214,55 @@ def meaning_files(
     files[MODEL_FILE] = exported.model_file.read_bytes()
     files[VOCABULARY_FILE] = exported.vocabulary_file.read_bytes()
     return files
+
+
+def search_files(files: dict[str, bytes], query: np.ndarray, count: int = 10) -> tuple[list[int], set[str]]:
+    """The ``count`` best places (in the files' order) for ``query`` and the files fetched for them
+    beyond the model and the index: the steps ``javascripts/meaning.js`` takes, for the benchmarks and
+    tests to check the files with."""
+    index = json.loads(files[INDEX_FILE])
+    dimensions = index["dimensions"]
+    sizes = index["clusters"]
+    if len(sizes) == 1:
+        stored = read_vectors_file(files[f"{FOLDER}/vectors-0.bin"], dimensions)
+        best = np.argsort(-(stored @ query), kind="stable")[:count].tolist()
+        fetched = {f"{FOLDER}/vectors-0.bin"}
+    else:
+        centroids = read_vectors_file(files[f"{FOLDER}/centroids.bin"], dimensions)
+        codebook = read_vectors_file(files[f"{FOLDER}/codebook.bin"], dimensions // index["code_bytes"])
+        codebook = codebook.reshape(index["code_bytes"], index["codewords"], -1)
+        centroid_scores = centroids @ query
+        probed = np.argsort(-centroid_scores, kind="stable")[: index["probe"]]
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        fetched = {f"{FOLDER}/centroids.bin", f"{FOLDER}/codebook.bin"}
+        places, estimates = [], []
+        for cluster in probed:
+            name = f"{FOLDER}/codes-{cluster}.bin"
+            fetched.add(name)
+            codes = np.frombuffer(files[name], dtype=np.uint8).reshape(-1, index["code_bytes"])
+            places.append(np.arange(starts[cluster], starts[cluster + 1]))
+            estimates.append(estimated_scores(query, centroid_scores[cluster], codebook, codes))
+        place = np.concatenate(places)
+        shortlist = place[np.argsort(-np.concatenate(estimates), kind="stable")[: index["rerank"]]]
+        per_file = index["rows_per_file"]
+        exact = []
+        for candidate in shortlist:
+            name = f"{FOLDER}/rows-{candidate // per_file}.bin"
+            fetched.add(name)
+            exact.append(read_vectors_file(files[name], dimensions)[candidate % per_file] @ query)
+        best = shortlist[np.argsort(-np.array(exact), kind="stable")[:count]].tolist()
+    fetched |= {f"{FOLDER}/papers-{place // index['results_per_file']}.json" for place in best}
+    return best, fetched
+
+
+def all_stored_vectors(files: dict[str, bytes]) -> np.ndarray:
+    index = json.loads(files[INDEX_FILE])
+    if len(index["clusters"]) == 1:
+        return read_vectors_file(files[f"{FOLDER}/vectors-0.bin"], index["dimensions"])
+    count = -(-index["papers"] // index["rows_per_file"])
+    return np.concatenate(
+        [read_vectors_file(files[f"{FOLDER}/rows-{f}.bin"], index["dimensions"]) for f in range(count)]
+    )
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARACTERS) -> str:

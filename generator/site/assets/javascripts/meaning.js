@@ -112,6 +112,15 @@
     };
   }
 
+  function dequantised(file) {
+    const width = file.values.length / file.count;
+    const out = new Float32Array(file.values.length);
+    for (let row = 0; row < file.count; row++) {
+      for (let axis = 0; axis < width; axis++) out[row * width + axis] = file.values[row * width + axis] * file.scales[row];
+    }
+    return out;
+  }
+
   function scores(query, file, dimensions) {
     const out = new Float32Array(file.count);
     for (let row = 0; row < file.count; row++) {
@@ -151,9 +160,16 @@
       lowercase: index.tokenizer.lowercase,
       maxTokens: index.tokenizer.max_tokens,
     };
-    const centroids =
-      index.clusters.length > 1 ? vectorFile(await fetchBytes(new URL("centroids.bin", FOLDER)), index.dimensions) : null;
-    return { ort, session, tokenizer, index, centroids, clusters: new Map(), papers: new Map() };
+    const state = { ort, session, tokenizer, index, rows: new Map(), codes: new Map(), papers: new Map() };
+    if (index.clusters.length > 1) {
+      const [centroids, codebook] = await Promise.all([
+        fetchBytes(new URL("centroids.bin", FOLDER)),
+        fetchBytes(new URL("codebook.bin", FOLDER)),
+      ]);
+      state.centroids = vectorFile(centroids, index.dimensions);
+      state.codebook = dequantised(vectorFile(codebook, index.dimensions / index.code_bytes));
+    }
+    return state;
   }
 
   function ready() {
@@ -192,28 +208,96 @@
     return [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, count);
   }
 
-  // Every paper of the clusters a query probes (all papers, up to 3,500) with its score.
+  // A paper's place in the files' order (clusters one after another), which the result files follow.
+  function clusterStarts(index) {
+    const starts = [];
+    index.clusters.reduce((start, size) => (starts.push(start), start + size), 0);
+    return starts;
+  }
+
+  // Each coded paper's estimated cosine: its centroid's, plus, for each code byte, the query's dot
+  // product with the sub-vector the byte names (a table made once per query).
+  function estimates(table, centroidScore, codes, index) {
+    const { code_bytes: bytes, codewords } = index;
+    const out = new Float32Array(codes.length / bytes);
+    for (let row = 0; row < out.length; row++) {
+      let sum = centroidScore;
+      for (let part = 0; part < bytes; part++) sum += table[part * codewords + codes[row * bytes + part]];
+      out[row] = sum;
+    }
+    return out;
+  }
+
+  function lookupTable(query, state) {
+    const { code_bytes: bytes, codewords, dimensions } = state.index;
+    const width = dimensions / bytes;
+    const table = new Float32Array(bytes * codewords);
+    for (let part = 0; part < bytes; part++) {
+      for (let word = 0; word < codewords; word++) {
+        let sum = 0;
+        const offset = (part * codewords + word) * width;
+        for (let axis = 0; axis < width; axis++) sum += query[part * width + axis] * state.codebook[offset + axis];
+        table[part * codewords + word] = sum;
+      }
+    }
+    return table;
+  }
+
+  // The papers a query reaches with their scores, best first: all papers, exactly, up to 3,500; past
+  // that, those of the probed clusters, the best estimates ranked exactly by their int8 vectors first,
+  // the other estimates after them.
   async function scored(text) {
     const state = await ready();
     const query = await embed(text);
     const { index } = state;
-    const probed = state.centroids ? top(scores(query, state.centroids, index.dimensions), index.probe) : [0];
-    const files = await Promise.all(
+    if (!state.centroids) {
+      const file = await cached(state.rows, "all", async () =>
+        vectorFile(await fetchBytes(new URL("vectors-0.bin", FOLDER)), index.dimensions),
+      );
+      const candidates = [];
+      scores(query, file, index.dimensions).forEach((score, place) => candidates.push({ place, score }));
+      return candidates.sort((a, b) => b.score - a.score);
+    }
+    const centroidScores = scores(query, state.centroids, index.dimensions);
+    const probed = top(centroidScores, index.probe);
+    const codeFiles = await Promise.all(
       probed.map((cluster) =>
-        cached(state.clusters, cluster, async () =>
-          vectorFile(await fetchBytes(new URL(`vectors-${cluster}.bin`, FOLDER)), index.dimensions),
-        ),
+        cached(state.codes, cluster, async () => new Uint8Array(await fetchBytes(new URL(`codes-${cluster}.bin`, FOLDER)))),
       ),
     );
-    // A paper's place in the vector files' order, which the result files follow.
-    const starts = [];
-    index.clusters.reduce((start, size) => (starts.push(start), start + size), 0);
+    const table = lookupTable(query, state);
+    const starts = clusterStarts(index);
     const candidates = [];
-    files.forEach((file, at) => {
+    codeFiles.forEach((codes, at) => {
       const start = starts[probed[at]];
-      scores(query, file, index.dimensions).forEach((score, row) => candidates.push({ place: start + row, score }));
+      estimates(table, centroidScores[probed[at]], codes, index).forEach((score, row) =>
+        candidates.push({ place: start + row, score }),
+      );
     });
-    return candidates.sort((a, b) => b.score - a.score);
+    candidates.sort((a, b) => b.score - a.score);
+    const shortlist = candidates.slice(0, index.rerank);
+    const perFile = index.rows_per_file;
+    const rowFiles = await Promise.all(
+      shortlist.map(({ place }) => {
+        const file = Math.floor(place / perFile);
+        return cached(state.rows, file, async () =>
+          vectorFile(await fetchBytes(new URL(`rows-${file}.bin`, FOLDER)), index.dimensions),
+        );
+      }),
+    );
+    const reranked = shortlist
+      .map(({ place }, at) => {
+        const file = rowFiles[at];
+        const row = place % perFile;
+        let sum = 0;
+        for (let axis = 0; axis < index.dimensions; axis++) sum += query[axis] * file.values[row * index.dimensions + axis];
+        return { place, score: sum * file.scales[row] };
+      })
+      .sort((a, b) => b.score - a.score);
+    // The rest keep their estimates' order, below every exactly ranked paper.
+    const floor = reranked.length ? reranked[reranked.length - 1].score : 0;
+    const rest = candidates.slice(index.rerank).map(({ place, score }) => ({ place, score: Math.min(score, floor) }));
+    return reranked.concat(rest);
   }
 
   // What the result at `place` shows: [id, url, title, authors, snippet].
@@ -236,12 +320,13 @@
     return best.map(({ score }, at) => paper(rows[at], score));
   }
 
-  // Closeness to `text` by paper id, for Explore's order: the papers of the probed clusters, which are
-  // all of them up to 3,500 papers (past that, the others have none and keep their order after).
+  // Closeness to `text` by paper id, for Explore's order: every paper up to 3,500; past that, those of
+  // the probed clusters (the others have none and keep their order after).
   async function closeness(text) {
     const candidates = await scored(text);
-    const rows = await Promise.all(candidates.map(({ place }) => resultRow(place)));
-    return new Map(candidates.map(({ score }, at) => [rows[at][0], score]));
+    const state = await ready();
+    const ids = await cached(state.papers, "ids", () => fetchJson(new URL("ids.json", FOLDER)));
+    return new Map(candidates.map(({ place, score }) => [ids[place], score]));
   }
 
   // --- one ranking of word and meaning matches ----------------------------------------------
