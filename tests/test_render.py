@@ -283,3 +283,15 @@ def test_explore_names_only_the_facets_some_paper_has(fake_embedder) -> None:
     assert "by\ntopic and keyword, in any combination." in page and "author" not in page
     one_with_a_year = [*bare[:-1], Paper(id="y", abstract=SAMPLE_ABSTRACTS[-1], source=location, year=2024)]
     assert explore_facets(_digest(fake_embedder, one_with_a_year)) == ["topic", "keyword", "year"]
+
+
+def test_counts_read_as_english_for_one_and_many(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    renderer = PageRenderer()
+    pages = renderer.render(digest)
+    assert f"{len(digest.papers)} papers, each" in pages["index.md"]
+    assert f"fall into {len(digest.topics)} topics" in pages["topics/index.md"]
+    single = renderer.render(_digest(fake_embedder, _papers()[:1]))
+    assert "1 paper, each" in single["index.md"] and "1 papers" not in single["index.md"]
+    counted = renderer.environment.from_string("{{ 1 | counted('topic') }}; {{ 1294 | counted('topic') }}")
+    assert counted.render() == "1 topic; 1,294 topics"

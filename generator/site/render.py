@@ -29,6 +29,7 @@ from generator import DISTRIBUTION, __version__, source_fingerprint
 from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
+from generator.progress import plural
 from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
@@ -248,6 +249,7 @@ class PageRenderer:
             lstrip_blocks=True,
         )
         self.environment.filters["md"] = markdown_literal
+        self.environment.filters["counted"] = plural  # "1 paper", "2 papers", "1,294 papers"
         self.environment.filters["md_text"] = markdown_text
         self.environment.filters["md_title"] = markdown_title
         self.environment.filters["plain_title"] = plain_title
