@@ -1038,6 +1038,7 @@ def test_authors_in_each_export_style_read_back_given_name_first(
     people, "Given Family", and the rest of the row (any title) fails only with the file named."""
     words = [word.lower() for given, family in people for word in given + family]
     assume(not {"and", "jr", "sr"} & set(words))
+    assume(not {"II", "III", "IV"} & {" ".join(given) for given, _ in people})  # "King, III" is a suffix
     written = {
         "zotero": "; ".join(f"{' '.join(f)}, {' '.join(g)}" for g, f in people),
         "endnote": "//".join(f"{' '.join(f)}, {' '.join(g)}" for g, f in people),
@@ -1058,3 +1059,11 @@ def test_authors_in_each_export_style_read_back_given_name_first(
         path.write_text(first + "\n" + _csv_line(["x1", title, written, ABSTRACT_ONE]), encoding="utf-8",
                         errors="surrogatepass")  # fmt: skip
         _only_clear_errors(path)
+
+
+def test_a_given_name_that_looks_like_a_numeral_is_a_given_name(tmp_path: Path) -> None:
+    text = "Key,Title,Author,Abstract Note\n" + _csv_line(
+        ["k1", "T", "Wang, Xi; Smith, V; King, Jr.; Gates, III", ABSTRACT_ONE]
+    )
+    (paper,) = read_collection([_write(tmp_path, "zotero.csv", text)]).papers
+    assert paper.authors == ("Xi Wang", "V Smith", "King, Jr.", "Gates, III")

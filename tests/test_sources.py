@@ -234,3 +234,22 @@ def test_keep_going_with_nothing_readable_still_stops_and_says_why(tmp_path: Pat
     assert f"{bad}:1: not valid JSON" in str(caught.value) and f"{bad}:2: expected a JSON object" in str(
         caught.value
     )
+
+
+def test_keep_going_reads_the_rows_around_a_quote_never_closed(tmp_path: Path) -> None:
+    good = "Abstract number {} about graph neural networks and their depth."
+    table = tmp_path / "papers.csv"
+    table.write_text(
+        "id,title,abstract\n"
+        f'c1,One,"{good.format(1)}"\n'
+        f'c2,Two,"{good.format(2)} "quoted" words\n'  # the quote before the abstract never closes
+        f'c3,Three,"{good.format(3)}"\n'
+        f'c4,Four,"{good.format(4)}\n',  # nor does the last row's
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as strict:
+        read_collection([table])
+    assert strict.value.line == 3 and "not a readable CSV row" in str(strict.value)
+    collection = read_collection([table], options=ReadOptions(keep_going=True))
+    assert [p.id for p in collection.papers] == ["c1", "c3"]
+    assert [s.split(": ", 1)[0] for s in collection.skipped] == [f"{table}:3", f"{table}:5"]

@@ -95,7 +95,8 @@ MISSING_VALUES = frozenset({"NA", "N/A", "#N/A", "NaN", "NULL", "null"})
 _LIST_SEPARATOR = re.compile(r"\s*(?:[|;]|//)\s*")
 _AUTHOR_FALLBACK_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.I)
 _AND = re.compile(r"\s+and\s+", re.I)
-_NAME_SUFFIX = re.compile(r"(?:jr|sr|[IVX]+)\.?", re.I)
+# Jr., Sr. and the numerals people use (II-IV), in capitals: a single "V" or "Xi" is a given name.
+_NAME_SUFFIX = re.compile(r"(?i:jr|sr)\.?|II|III|IV")
 
 
 def normalise_header(name: str) -> str:
@@ -108,10 +109,11 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         raise InputError(path, None, "file is empty; expected a header row, then one paper per row")
     # Excel writes "sep=;" on a first line of its own to name the delimiter.
     hint = re.match(r"sep=(.)\n", text)
+    unread = UnreadRecords(options.keep_going)
     if hint:
-        rows = _rows(path, text[hint.end() :], hint.group(1), first_line=2)
+        rows = _rows(path, text[hint.end() :], hint.group(1), unread, first_line=2)
     else:
-        rows = _rows(path, text, _delimiter(path, text))
+        rows = _rows(path, text, _delimiter(path, text), unread)
     if not rows:
         raise InputError(
             path, None, "holds only a 'sep=' line; expected a header row, then one paper per row"
@@ -127,7 +129,6 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     papers: list[Paper] = []
     without_abstract: list[str] = []
     without_link: list[str] = []
-    unread = UnreadRecords(options.keep_going)
     for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
@@ -260,18 +261,32 @@ def _delimiter(path: Path, text: str) -> str:
     return max(preferred, key=width)  # max keeps the first of equals
 
 
-def _rows(path: Path, text: str, delimiter: str, first_line: int = 1) -> list[tuple[int, list[str]]]:
-    """Every row with the line it starts on."""
+def _rows(
+    path: Path, text: str, delimiter: str, unread: UnreadRecords, first_line: int = 1
+) -> list[tuple[int, list[str]]]:
+    """Every row with the line it starts on. A row the CSV grammar cannot end (a quote never closed
+    runs to the end of the file) is noted in ``unread``; with ``--keep-going`` reading resumes on the
+    line after the one that row starts on, so the rows after it are not lost with it."""
     # Lines keep their "\n", so a quoted field's line breaks stay in it.
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    lines = text.splitlines(keepends=True)
     rows: list[tuple[int, list[str]]] = []
-    start = first_line
-    try:
-        for row in reader:
-            rows.append((start, row))
-            start = reader.line_num + first_line
-    except csv.Error as error:
-        raise InputError(path, start, f"not a readable CSV row ({error})") from None
+    resume = 0
+    while resume < len(lines):
+        reader = csv.reader(
+            io.StringIO("".join(lines[resume:]), newline=""), delimiter=delimiter, strict=True
+        )
+        start = first_line + resume
+        try:
+            for row in reader:
+                rows.append((start, row))
+                start = first_line + resume + reader.line_num
+            break
+        except csv.Error as error:
+            problem = InputError(path, start, f"not a readable CSV row ({error})")
+            if not rows:  # the header: nothing can be read without it
+                raise problem from None
+            unread.note(problem)
+            resume = start - first_line + 1
     return rows
 
 
