@@ -144,11 +144,24 @@ def test_many_duplicates_give_one_warning_with_the_count_the_first_places_and_th
     assert len(duplicates) == 1, collection.warnings
     warning = duplicates[0]
     assert warning.startswith("7 papers left out as duplicates")
-    assert "first copy" in warning and "kept" in warning
+    assert "the first in input order" in warning and "kept" in warning
     # The first five copies by place, each with the copy kept; the other two only counted.
     assert f"{tmp_path / 'b.txt'}:3 (same as {tmp_path / 'a.txt'}:3)" in warning
     assert f"{tmp_path / 'b.txt'}:11 (same as {tmp_path / 'a.txt'}:11)" in warning
     assert "b.txt:13" not in warning and warning.endswith("and 2 more")
+
+
+def test_of_duplicates_the_copy_with_a_title_and_authors_is_kept_at_the_first_place(tmp_path: Path) -> None:
+    abstracts = [f"Abstract number {i} about a distinct matter, with enough words to pass." for i in range(3)]
+    write_text_input(tmp_path / "a.txt", "Bare", abstracts)
+    (tmp_path / "b.csv").write_text(
+        f'title,authors,abstract\nThe middle one,Ada Lovelace,"{abstracts[1]}"\n', encoding="utf-8"
+    )
+    collection = read_collection([tmp_path])
+    assert [p.title for p in collection.papers] == [None, "The middle one", None]
+    assert collection.papers[1].authors == ("Ada Lovelace",)
+    (warning,) = [w for w in collection.warnings if "left out as duplicates" in w]
+    assert f"{tmp_path / 'a.txt'}:5 (same as {tmp_path / 'b.csv'}:2)" in warning
 
 
 def test_missing_path_and_conflicting_names(tmp_path: Path) -> None:

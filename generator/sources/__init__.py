@@ -159,26 +159,43 @@ def read_collection(
     )
 
 
+def _details(paper: Paper) -> int:
+    """How much a copy of a paper says beside its abstract."""
+    given = (
+        paper.title,
+        paper.authors,
+        paper.url,
+        paper.venue,
+        paper.year,
+        paper.author_keywords,
+        paper.track,
+    )
+    return sum(1 for value in given if value)
+
+
 def _drop_duplicates(papers: Iterable[Paper]) -> tuple[list[Paper], list[str]]:
-    """The papers less later copies of an abstract, and one warning for all the copies: a file
-    exported twice would otherwise give a warning per paper, burying every other message."""
-    first_seen: dict[str, Paper] = {}
-    unique: list[Paper] = []
-    copies: list[str] = []
+    """The papers less extra copies of an abstract, and one warning for all the copies: a file
+    exported twice would otherwise give a warning per paper, burying every other message.
+
+    Of the copies, the one that says most (title, authors, link, venue, year, keywords, track) is
+    kept, the first in input order among equals, at the place of the first: the same abstracts as a
+    bare ``.txt`` beside a reference manager's export keep the export's details."""
+    copies_of: dict[str, list[Paper]] = {}
     for paper in papers:
-        key = _dedupe_key(paper.abstract)
-        if key in first_seen:
-            copies.append(f"{paper.source} (same as {first_seen[key].source})")
-            continue
-        first_seen[key] = paper
-        unique.append(paper)
-    if not copies:
+        copies_of.setdefault(_dedupe_key(paper.abstract), []).append(paper)
+    unique: list[Paper] = []
+    dropped: list[str] = []
+    for copies in copies_of.values():
+        kept = max(copies, key=_details)  # max keeps the first of equals
+        unique.append(kept)
+        dropped += [f"{copy.source} (same as {kept.source})" for copy in copies if copy is not kept]
+    if not dropped:
         return unique, []
-    shown = ", ".join(copies[:SKIPPED_NAMES_SHOWN])
-    more = f" and {len(copies) - SKIPPED_NAMES_SHOWN} more" if len(copies) > SKIPPED_NAMES_SHOWN else ""
+    shown = ", ".join(dropped[:SKIPPED_NAMES_SHOWN])
+    more = f" and {len(dropped) - SKIPPED_NAMES_SHOWN} more" if len(dropped) > SKIPPED_NAMES_SHOWN else ""
     warning = (
-        f"{plural(len(copies), 'paper')} left out as duplicates (the same abstract as an earlier paper; "
-        f"the first copy, in input order, is kept): {shown}{more}"
+        f"{plural(len(dropped), 'paper')} left out as duplicates (the same abstract as another paper; "
+        f"the copy with the most details is kept, else the first in input order): {shown}{more}"
     )
     return unique, [warning]
 
