@@ -30,6 +30,8 @@ class Paper:
     title: str | None = None
     authors: tuple[str, ...] = ()
     url: str | None = None
+    doi: str | None = None
+    """The bare DOI ("10.1000/xyz") when the input gives one, whatever ``url`` is: citations carry it."""
     venue: str | None = None
     year: int | None = None
     author_keywords: tuple[str, ...] = ()

@@ -72,6 +72,19 @@ def test_a_paper_without_authors_or_year_still_gets_a_valid_entry() -> None:
     assert set(parsed.fields_dict) == {"title"}
 
 
+def test_the_given_doi_is_cited_beside_any_link() -> None:
+    paper = _titled(_paper(title="Graphs", url="https://publisher.example/1", doi="10.1000/a_b%c"))
+    on_site = _parsed(bibtex_entry(paper, url="https://digest.example/papers/graphs/"))
+    assert on_site.fields_dict["doi"].value == r"10.1000/a_b\%c"
+    assert on_site.fields_dict["note"].value == r"\url{https://publisher.example/1}"
+    alone = _parsed(bibtex_entry(paper))
+    assert alone.fields_dict["url"].value == "https://publisher.example/1"
+    assert alone.fields_dict["doi"].value == r"10.1000/a_b\%c"
+    linked = _titled(_paper(title="Graphs", url="https://doi.org/10.1000/xyz"))
+    assert _parsed(bibtex_entry(linked, url="https://d.example/")).fields_dict["doi"].value == "10.1000/xyz"
+    assert "note" not in _parsed(bibtex_entry(linked, url="https://d.example/")).fields_dict
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     title=st.text(min_size=1, max_size=80),

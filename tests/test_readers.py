@@ -472,9 +472,11 @@ def test_arxiv_ids_links_and_categories(tmp_path: Path) -> None:
         "<summary>  We present\nthe theory.\n</summary><author><name>A Del Maestro</name></author>"
         '<link href="http://arxiv.org/abs/cond-mat/0412498v3" rel="alternate" type="text/html"/>'
         '<arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="cond-mat.str-el"/>'
+        '<arxiv:doi xmlns:arxiv="http://arxiv.org/schemas/atom">10.1103/PhysRevB.71.134509</arxiv:doi>'
         "</entry></feed>\n",
     )
     (paper,) = read_collection([path]).papers
+    assert paper.doi == "10.1103/PhysRevB.71.134509"
     assert (paper.id, paper.title, paper.abstract, paper.authors, paper.year, paper.track, paper.venue) == (
         "cond-mat/0412498",
         "Thermal melting",
@@ -884,7 +886,7 @@ def test_zotero_csv_export_reads_without_columns(tmp_path: Path) -> None:
         **{
             "Key": "ABCD2345", "Item Type": "conferencePaper", "Publication Year": "2024",
             "Author": "Lovelace, Ada; de la Cruz, Juan Carlos", "Title": "Deep graphs",
-            "Publication Title": "Proceedings of ICML", "DOI": "10.1000/xyz", "Url": "",
+            "Publication Title": "Proceedings of ICML", "DOI": "https://doi.org/10.1000/xyz", "Url": "",
             "Abstract Note": ABSTRACT_ONE, "Manual Tags": "graphs; depth",
             "Automatic Tags": "Computer Science - Machine Learning; graphs",
         }
@@ -893,6 +895,7 @@ def test_zotero_csv_export_reads_without_columns(tmp_path: Path) -> None:
         **{
             "Key": "EFGH6789", "Item Type": "journalArticle", "Publication Year": "2023",
             "Author": "Turing, Alan", "Title": "Reward decoding", "Url": "https://example.org/2",
+            "DOI": "not a DOI",
             "Abstract Note": ABSTRACT_TWO,
         }
     )  # fmt: skip
@@ -909,6 +912,7 @@ def test_zotero_csv_export_reads_without_columns(tmp_path: Path) -> None:
     )
     assert one.authors == ("Ada Lovelace", "Juan Carlos de la Cruz")
     assert one.url == "https://doi.org/10.1000/xyz"  # the DOI, as no Url is given
+    assert (one.doi, two.doi) == ("10.1000/xyz", None)
     assert one.author_keywords == ("graphs", "depth", "Computer Science - Machine Learning")
     assert (two.authors, two.url) == (("Alan Turing",), "https://example.org/2")  # one name, not two
     assert any("1 row skipped" in w and "(NOABSTRA)" in w for w in collection.warnings)

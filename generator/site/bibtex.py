@@ -101,7 +101,8 @@ def entry_type(venue: str | None) -> str:
 
 def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = False) -> str:
     """One entry. ``url`` is the paper's page in the digest; without one the paper's own link is used,
-    and with one the paper's own link goes to ``doi`` (a doi.org address) or ``note``."""
+    and with one the paper's own link goes to ``note`` (unless it is the DOI's address). ``doi`` is the
+    DOI the input gave, else the one the paper's link is the doi.org address of."""
     record = paper.paper
     kind = entry_type(record.venue)
     fields: list[tuple[str, str]] = [("title", escape_text(paper.title))]
@@ -119,15 +120,16 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
         separator = "; " if any("," in keyword for keyword in record.author_keywords) else ", "
         fields.append(("keywords", escape_text(separator.join(record.author_keywords))))
     own_link = record.url if record.url and " " not in record.url else None
+    linked_doi = re.match(r"https?://(?:dx\.)?doi\.org/(10\..+)$", own_link or "")
+    doi = record.doi or (linked_doi.group(1) if linked_doi else None)
     if url:
         fields.append(("url", _escape_url(url)))
-        doi = re.match(r"https?://(?:dx\.)?doi\.org/(10\..+)$", own_link or "")
-        if doi:
-            fields.append(("doi", _escape_url(doi.group(1))))
-        elif own_link:
+        if own_link and not linked_doi:
             fields.append(("note", rf"\url{{{_escape_url(own_link)}}}"))
     elif own_link:
         fields.append(("url", _escape_url(own_link)))
+    if doi and " " not in doi:
+        fields.append(("doi", _escape_url(doi)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@{kind}{{{bibtex_key(paper)},\n{body}\n}}\n"
 

@@ -2,8 +2,9 @@
 
 Read per ``<entry>``: ``title``, ``author/name``, ``summary`` (hard line wraps joined), the arXiv id
 from ``<id>`` without its version (the paper's id), the ``alternate`` link (the abstract page),
-``published`` (year) and ``arxiv:primary_category`` (the track); the venue is "arXiv". Ignored:
-``updated``, comments, journal references, DOIs, secondary categories, the PDF link.
+``published`` (year), ``arxiv:primary_category`` (the track) and ``arxiv:doi`` (the published
+version's DOI, for citations); the venue is "arXiv". Ignored: ``updated``, comments, journal
+references, secondary categories, the PDF link.
 
 Parsed with the standard library's ElementTree through ``defusedxml``, which refuses entity
 expansion and external references (a downloaded file is untrusted). Not ``feedparser``: it reads
@@ -27,6 +28,7 @@ from generator.sources.base import (
     FileContents,
     ReadOptions,
     UnreadRecords,
+    bare_doi,
     one_line,
     paragraphs,
     skipped_warning,
@@ -133,6 +135,7 @@ def _paper(path: Path, entry: ElementTree.Element, line: int) -> Paper | str:
             if (name := one_line(_text(author, f"{ATOM}name")))
         ),
         url=_link(entry) or web_url(raw_id),
+        doi=bare_doi(_text(entry, f"{ARXIV}doi")),
         venue="arXiv",
         year=year_in(_text(entry, f"{ATOM}published")),
         track=one_line(category.get("term")) if category is not None else None,

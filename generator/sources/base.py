@@ -115,11 +115,17 @@ def web_url(text: str | None) -> str | None:
     return text if re.match(r"https?://\S+$", text, re.I) else None
 
 
-def doi_url(doi: str | None) -> str | None:
-    """A DOI (bare, ``doi:``-prefixed or already a doi.org address) as its https://doi.org/ address."""
+def bare_doi(doi: str | None) -> str | None:
+    """A DOI (bare, ``doi:``-prefixed or a doi.org address) as "10.…/…", or ``None`` if it is none."""
     doi = (doi or "").strip()
     doi = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi, flags=re.I)
-    return f"https://doi.org/{doi}" if re.match(r"10\.\S+/\S+$", doi) else None
+    return doi if re.match(r"10\.\S+/\S+$", doi) else None
+
+
+def doi_url(doi: str | None) -> str | None:
+    """A DOI (bare, ``doi:``-prefixed or already a doi.org address) as its https://doi.org/ address."""
+    bare = bare_doi(doi)
+    return f"https://doi.org/{bare}" if bare else None
 
 
 def skipped_warning(path: Path, labels: Sequence[str], what: tuple[str, str], why: str) -> list[str]:

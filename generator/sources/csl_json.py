@@ -17,6 +17,7 @@ from generator.errors import InputError
 from generator.model import Paper, SourceLocation
 from generator.sources.base import (
     UnreadRecords,
+    bare_doi,
     doi_url,
     json_type,
     one_line,
@@ -85,6 +86,7 @@ def _paper(path: Path, index: int, item: Any, line: int | None) -> Paper | str:
         title=one_line(_RICH_TEXT_TAG.sub("", title)) if title else None,
         authors=_authors(item.get("author"), fail),
         url=web_url(_string(item, "URL", fail)) or doi_url(_string(item, "DOI", fail)),
+        doi=bare_doi(_string(item, "DOI", fail)),
         venue=one_line(_first_string(item, "container-title", fail)),
         year=_year(item.get("issued"), fail),
         author_keywords=_keywords(item.get("keyword"), fail),

@@ -1,4 +1,4 @@
-"""JSON Lines: one paper per line. ``abstract`` is required; ``id, title, authors, url,
+"""JSON Lines: one paper per line. ``abstract`` is required; ``id, title, authors, url, doi,
 venue, year, keywords`` are optional; other fields (``labels``, ``status``, ...) are ignored."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from generator.sources.base import (
     FileContents,
     ReadOptions,
     UnreadRecords,
+    bare_doi,
     json_problem,
     paper_id_from_abstract,
     read_text,
@@ -72,6 +73,7 @@ def _paper(record: dict[str, Any], where: SourceLocation) -> Paper:
         title=_optional_text(record, "title", fail),
         authors=_text_list(record, "authors", fail),
         url=_optional_text(record, "url", fail),
+        doi=bare_doi(_optional_text(record, "doi", fail)),
         venue=_optional_text(record, "venue", fail),
         year=_optional_year(record, fail),
         author_keywords=_text_list(record, "keywords", fail),

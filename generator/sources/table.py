@@ -21,6 +21,7 @@ from generator.sources.base import (
     FileContents,
     ReadOptions,
     UnreadRecords,
+    bare_doi,
     doi_url,
     one_line,
     paper_id_from_abstract,
@@ -156,9 +157,8 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             return [value for index in columns.get_all(name) if (value := _value(row[index]))]
 
         links = cells("url")
-        url = next((u for u in map(web_url, links) if u), None) or next(
-            (u for u in map(doi_url, cells("doi")) if u), None
-        )
+        doi = next((d for d in map(bare_doi, cells("doi")) if d), None)
+        url = next((u for u in map(web_url, links) if u), None) or doi_url(doi)
         try:
             year = _year(path, line, cell("year"))
         except InputError as error:
@@ -174,6 +174,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 title=one_line(cell("title")),
                 authors=split_authors(cell("authors"), family_first),
                 url=url,
+                doi=doi,
                 venue=one_line(next(iter(cells("venue")), None)),
                 year=year,
                 author_keywords=_keywords(cells("keywords")),
