@@ -219,7 +219,17 @@ def test_a_name_leads_unless_the_description_has_it_as_a_word() -> None:
         lead_with_name("A framework that learns representations", "Rank-N-Contrast (RNC)")
         == "Rank-N-Contrast (RNC): A framework that learns representations"
     )
+    assert lead_with_name("RNC for regression", "Rank-N-Contrast (RNC)") == "RNC for regression"
+
+
+def test_a_long_form_the_description_spells_out_leads_with_its_short_form() -> None:
+    pair = "Memory-Augmented Transformer (MAT)"
     assert (
-        lead_with_name("Rank-N-Contrast for regression", "Rank-N-Contrast (RNC)")
-        == "Rank-N-Contrast for regression"
+        lead_with_name("Memory-Augmented Transformer for captions", pair)
+        == "MAT: Memory-Augmented Transformer for captions"
+    )
+    assert lead_with_name("MAT for captions", pair) == "MAT for captions"
+    assert (
+        lead_with_name("A recurrent captioner", pair)
+        == "Memory-Augmented Transformer (MAT): A recurrent captioner"
     )

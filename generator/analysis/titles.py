@@ -820,13 +820,21 @@ def lead_with_name(description: str, name: str | None) -> str:
         description,
         re.I,
     )
-    # "Rank-N-Contrast (RNC)" is in a description that uses either form
+
+    def uses(form: str) -> bool:  # a whole word: "PLASTIC" is not in "Input plasticity"
+        return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", description, re.I) is not None
+
     together = re.fullmatch(r"(.+?) \((.+)\)", name)
     forms = (name, *together.groups()) if together else (name,)
+    if together and not apposition:
+        # "Memory-Augmented Recurrent Transformer (MART)" leading a description that spells it out
+        # leads with its short form: "MART: Memory-Augmented Recurrent Transformer for …"
+        short, long = sorted(together.groups(), key=len)
+        if uses(long) and not uses(short):
+            name, forms = short, (short,)
     if apposition:
         description = description[apposition.end() :]
-    elif any(re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", description, re.I) for form in forms):
-        # a whole word: "PLASTIC" is not in "Input plasticity"
+    elif any(uses(form) for form in forms):
         # "A tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
         aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
         described = re.sub(aside, "", description, flags=re.I)
