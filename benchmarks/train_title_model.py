@@ -59,6 +59,7 @@ from generator.analysis.titles import (  # noqa: E402
     lead_with_name,
     name_candidates,
     name_features,
+    name_marks,
     restore_math,
     title_candidates,
 )
@@ -114,11 +115,15 @@ def candidate_code() -> bytes:
         titles._variants,
         titles._phrase_runs,
         name_candidates,
+        name_marks,
+        titles._long_form,
+        titles.typeface_word,
         hide_math,
         restore_math,
     )
     patterns = (titles._PIECE_BREAK, titles._SUBJECT_VERB, titles._CONNECTORS, titles.MAX_SENTENCES)
     patterns += (titles._NAME_TOKEN, titles._CAPITALISED_RUN, titles._INTRODUCING, titles.NAME_FEATURES)
+    patterns += (titles._TYPEFACE_MACRO, titles._MARKDOWN_STRONG, titles._QUOTED, titles._REPOSITORY)
     source = "".join(inspect.getsource(f) for f in makers) + repr(patterns)
     return source.encode() + Path(text_module.__file__).read_bytes() + inspect.getsource(prepare).encode()
 
@@ -135,7 +140,7 @@ def prepare(corpus: Path, cache: Path) -> list[Paper]:
         candidates, rules_name = title_candidates(plain)
         real = content_stems(record["title"])
         targets = [rouge1(restore_math(c.text, formulas), real) for c in candidates]
-        names = name_candidates(plain)
+        names = name_candidates(plain, name_marks(record["abstract"]))
         real_name = method_name(record["title"], record["abstract"])
         papers.append(
             Paper(
@@ -148,7 +153,8 @@ def prepare(corpus: Path, cache: Path) -> list[Paper]:
                 rules_name=rules_name,
                 targets=np.array(targets, dtype=np.float32),
                 names=names,
-                name_labels=np.array([n.name == real_name for n in names], dtype=bool),
+                # "Rank-N-Contrast (RNC)" carries the name whichever of its forms the title uses
+                name_labels=np.array([real_name in n.forms for n in names], dtype=bool),
                 real_name=real_name,
                 abstract_words=set(content_words(plain)),
                 title_words=set(content_words(record["title"])),
@@ -311,7 +317,8 @@ NAME_THRESHOLD_SHIFTS = (-1.0, 0.0, 1.0, 2.0)
 
 
 def evaluate(papers: list[Paper], model: TitleModel, show: int = 0) -> dict[str, float]:
-    scored = titles.score_titles([p.plain for p in papers], model)
+    marks = [name_marks(p.abstract) for p in papers]
+    scored = titles.score_titles([p.plain for p in papers], model, marks)
     chosen, oracle, first12, names, kept, background, real_background, led = [], [], [], 0, 0, 0, 0, 0
     trade_off = {shift: ([], []) for shift in NAME_THRESHOLD_SHIFTS}
     for position, (paper, scores) in enumerate(zip(papers, scored, strict=True)):

@@ -15,9 +15,11 @@ from generator.analysis.titles import (
     TitleModel,
     Trees,
     derive_title,
+    hide_math,
     is_background,
     lead_with_name,
     name_candidates,
+    name_marks,
     reads_as_a_sentence,
     shipped_model,
     title_candidates,
@@ -154,3 +156,80 @@ def test_titles_are_deterministic_and_math_survives() -> None:
     abstract = "We study sampling from a density $p$ on a compact set of high dimension with few queries."
     assert derive_title(abstract) == derive_title(abstract)
     assert "$p$" in derive_title(abstract) or "zqmath" not in derive_title(abstract)
+
+
+def _candidate(abstract: str, name: str):
+    plain, _ = hide_math(abstract)
+    found = {c.name: c for c in name_candidates(plain, name_marks(abstract))}
+    assert name in found, sorted(found)
+    return dict(zip(NAME_FEATURES, found[name].features, strict=False)), found[name]
+
+
+def test_a_repository_address_names_the_method() -> None:
+    abstract = (
+        "Reading long documents is slow. We present a hierarchical reader that skips paragraphs. "
+        "Code is at https://github.com/some-lab/SkimNet_release."
+    )
+    assert name_marks(abstract).repositories == ("SkimNet",)
+    features, _ = _candidate(abstract, "SkimNet")  # the text never names it: the address does
+    assert features["repository"] == 1 and features["occurrences"] == 0
+    # a lower-case repository marks the name the text writes
+    spelled = "We present SkimNet, a reader. Code: https://gitlab.com/lab/skimnet."
+    assert _candidate(spelled, "SkimNet")[0]["repository"] == 1
+    assert _candidate(spelled.replace("skimnet", "other"), "SkimNet")[0]["repository"] == 0
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["$\\mathsf{SkimNet}$", "$\\texttt{SkimNet}$", "\\textsc{SkimNet}", "$SkimNet$", "**SkimNet**"],
+)
+def test_a_name_set_in_a_typeface_is_a_marked_name(written: str) -> None:
+    abstract = f"We present {written}, a reader that skips paragraphs of long documents."
+    plain, formulas = hide_math(abstract)
+    assert "SkimNet" in plain.split(", ")[0] and not formulas
+    assert _candidate(abstract, "SkimNet")[0]["typeface"] == 1
+    assert _candidate(NAMED, "SkimNet")[0]["typeface"] == 0
+
+
+def test_math_stays_math_but_letters_set_apart_spell_words() -> None:
+    plain, formulas = hide_math("A density $p$ on $\\mathbb{R}$ with $\\mathbf{W}$, top-$K$ and $O(n)$.")
+    assert formulas == ["$p$", "$\\mathbb{R}$", "$\\mathbf{W}$", "$K$", "$O(n)$"]
+    plain, formulas = hide_math("$\\textbf{Co}$ntrastive $L$ocked $\\textbf{T}$uning")
+    assert plain == "Contrastive Locked Tuning" and not formulas
+
+
+def test_a_short_form_brings_its_long_form() -> None:
+    abstract = (
+        "Regression is hard. We propose Rank-N-Contrast (RNC), a framework that learns continuous "
+        "representations. RNC works, and so does a novel method, ``Meet in the Middle'' (MIM)."
+    )
+    features, pair = _candidate(abstract, "Rank-N-Contrast (RNC)")
+    assert features["long_and_short"] == 1 and set(pair.forms) >= {"Rank-N-Contrast", "RNC"}
+    assert _candidate(abstract, "Rank-N-Contrast")[0]["long_form"] == 1
+    assert _candidate(abstract, "RNC")[0]["has_long_form"] == 1
+    assert _candidate(abstract, "Meet in the Middle (MIM)")[0]["long_and_short"] == 1  # not "method and …"
+    assert _candidate(abstract, "Meet in the Middle")[0]["quoted"] == 1
+    reversed_ = "We propose a bandit algorithm called MARS (Maximum Average Randomly Sampled) for arms."
+    assert _candidate(reversed_, "MARS (Maximum Average Randomly Sampled)")[0]["long_and_short"] == 1
+
+
+def test_a_name_leads_unless_the_description_has_it_as_a_word() -> None:
+    assert lead_with_name("Input plasticity of agents", "PLASTIC") == "PLASTIC: Input plasticity of agents"
+    assert (
+        lead_with_name("A framework that learns representations", "Rank-N-Contrast (RNC)")
+        == "Rank-N-Contrast (RNC): A framework that learns representations"
+    )
+    assert lead_with_name("RNC for regression", "Rank-N-Contrast (RNC)") == "RNC for regression"
+
+
+def test_a_long_form_the_description_spells_out_leads_with_its_short_form() -> None:
+    pair = "Memory-Augmented Transformer (MAT)"
+    assert (
+        lead_with_name("Memory-Augmented Transformer for captions", pair)
+        == "MAT: Memory-Augmented Transformer for captions"
+    )
+    assert lead_with_name("MAT for captions", pair) == "MAT for captions"
+    assert (
+        lead_with_name("A recurrent captioner", pair)
+        == "Memory-Augmented Transformer (MAT): A recurrent captioner"
+    )

@@ -295,7 +295,40 @@ def candidate_features(
 
 # --- names ----------------------------------------------------------------------------------
 
-_NAME_TOKEN = re.compile(r"(?<![\w-])[A-Za-z0-9][\w+.-]*[\w+](?![\w-])")
+# A word set in a typeface: "$\\mathsf{MeCo}$", "$\\texttt{Fed-GraB}$", "$\\textbf{Mo}$del". Not the symbol
+# alphabets (\\mathbb, \\mathcal): "$\\mathbb{R}$" is a set, not a word.
+_TYPEFACE_MACRO = (
+    r"\\(?:text(?:sc|tt|bf|it|sf|rm|up|md)?|emph|math(?:sf|rm|tt|bf|it)|operatorname|boldsymbol|bm)\s*"
+)
+_TYPEFACE_FORMULA = re.compile(rf"(?:\s*{_TYPEFACE_MACRO}\{{\s*([A-Za-z0-9][A-Za-z0-9 .&+-]*?)\s*\}}\s*)+")
+_BARE_WORD_FORMULA = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def typeface_word(text: str, start: int, end: int) -> str | None:
+    """The word a formula ``text[start:end]`` sets in a typeface, if it is one: "$\\mathsf{MeCo}$" is
+    "MeCo", "$CoLLAT$" is "CoLLAT", "$L$ocked" starts "Locked"; "$p$", "$\\mathbf{W}$", "$O(n)$" and
+    "$\\mathbb{R}$" are math."""
+    formula = text[start:end]
+    if formula.startswith("$$") or formula.startswith("\\["):
+        return None
+    inner = formula.strip("$").removeprefix("\\(").removesuffix("\\)")
+    starts_a_word = text[end : end + 1].islower() and not text[start - 1 : start].isalnum()
+    standalone = not text[end : end + 1].isalnum() and not text[start - 1 : start].isalnum()
+    macro = _TYPEFACE_FORMULA.fullmatch(inner)
+    if macro:
+        word = "".join(re.findall(rf"{_TYPEFACE_MACRO}\{{\s*([^{{}}]*?)\s*\}}", inner))
+        if starts_a_word or (standalone and len(word) >= 2):
+            return word
+        return None
+    if _BARE_WORD_FORMULA.fullmatch(inner) and (
+        (starts_a_word and len(inner) <= 3)
+        or (standalone and len(inner) >= 3 and any(c.isupper() for c in inner))
+    ):
+        return inner
+    return None
+
+
+_NAME_TOKEN = re.compile(r"(?<![\w-])[A-Za-z0-9][\w+.&-]*[\w+](?![\w-])")
 _CAPITALISED_RUN = re.compile(
     r"(?<![\w-])[A-Z][\w-]*(?:\s+(?:(?:of|for|and|in|with|on|the|to|via)\s+)?[A-Z0-9][\w-]*){1,5}"
 )
@@ -305,6 +338,51 @@ _INTRODUCING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|referred to as|namely)\b",
     re.I,
 )
+# Where an abstract sets a name apart: a typeface (TeX or Markdown), quotes, its code's address.
+_TYPEFACE_TEXT = re.compile(rf"{_TYPEFACE_MACRO}\{{([^{{}}$]+)\}}")
+_MARKDOWN_STRONG = re.compile(r"(?<!\*)\*\*([^*\n]{2,60})\*\*(?!\*)")
+_QUOTED = re.compile(r"``([^`'\n]{2,60})''|“([^”\n]{2,60})”|\"([^\"\n]{2,60})\"")
+_REPOSITORY = re.compile(
+    r"(?:github\.com|gitlab\.com|bitbucket\.org)/[\w.-]+/([\w.-]+)|[\w-]+\.github\.io/([\w.-]+)", re.I
+)
+
+
+@dataclass(frozen=True)
+class NameMarks:
+    """The names an abstract sets apart, read from its markup before it is made plain text."""
+
+    typeface: frozenset[str] = frozenset()
+    """Set in a typeface: "\\textsc{SkimNet}", "$\\mathsf{MeCo}$", "**SkimNet**"."""
+    quoted: frozenset[str] = frozenset()
+    """In quotes: "``Meet in the Middle''"."""
+    repositories: tuple[str, ...] = ()
+    """The names of the code repositories it links ("github.com/org/SkimNet" gives "SkimNet")."""
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def name_marks(abstract: str) -> NameMarks:
+    """Where the abstract (its markup, before ``hide_math``) sets names apart."""
+    typeface = {strip_markup(m.group(1)) for m in _TYPEFACE_TEXT.finditer(abstract)}
+    typeface |= {strip_markup(m.group(1)) for m in _MARKDOWN_STRONG.finditer(abstract)}
+    for start, end in find_math_spans(abstract):
+        word = typeface_word(abstract, start, end)
+        if word is not None and len(word) >= 2:
+            typeface.add(word)
+    quoted = {next(g for g in m.groups() if g).strip(" ,.") for m in _QUOTED.finditer(abstract)}
+    repositories = []
+    for match in _REPOSITORY.finditer(abstract):
+        name = re.sub(r"\.git$", "", match.group(1) or match.group(2)).rstrip(".")
+        name = name.split("_")[0]  # "PoseFix_RELEASE"
+        if name and name not in repositories:
+            repositories.append(name)
+    return NameMarks(
+        typeface=frozenset(n for n in typeface if looks_like_a_name(n)),
+        quoted=frozenset(n for n in quoted if looks_like_a_name(n) and len(n.split()) <= 6),
+        repositories=tuple(repositories),
+    )
 
 
 @dataclass(frozen=True)
@@ -312,6 +390,8 @@ class NameCandidate:
     name: str
     features: tuple[float, ...]
     """``NAME_FEATURES`` but the last (how many abstracts use the name, which needs a corpus)."""
+    forms: tuple[str, ...] = ()
+    """The names it carries: itself, or for "Long Form (LF)" also "Long Form" and "LF"."""
 
 
 NAME_FEATURES = (
@@ -332,6 +412,12 @@ NAME_FEATURES = (
     "has_hyphen",
     "sentence_start",
     "candidates",
+    "typeface",
+    "quoted",
+    "repository",
+    "long_form",
+    "has_long_form",
+    "long_and_short",
     "abstracts_using",
 )
 
@@ -340,30 +426,102 @@ def looks_like_a_name(name: str) -> bool:
     return grammar._is_name(name) and any(c.isupper() for c in name) and not name.lower().startswith("zqmath")
 
 
-def name_candidates(plain: str) -> list[NameCandidate]:
+_NAME_CONNECTORS = frozenset({*_CONNECTORS, "the", "a", "an", "as", "at", "&", "not"})
+
+
+def _long_form(short: str, plain: str) -> tuple[str, str] | None:
+    """The long form of a short name and how the abstract writes the two together: "Rank-N-Contrast
+    (RNC)" or "MARS (Maximum Average Randomly Sampled)"."""
+    long = grammar._spelled_out(short, plain)
+    if long:
+        # "a method and Meet in the Middle (MIM)", "Regression is hard. We propose Rank-N-Contrast (RNC)":
+        # a name's long form starts with a capital, and its other words are capitalised or connect them
+        words = [w.strip("'\"“”`") for w in long.split()]
+        first = next(
+            (
+                i
+                for i, w in enumerate(words)
+                if w[:1] == short[:1].upper()
+                and all(
+                    x[:1].isupper() or x[:1].isdigit() or x.lower().strip(",") in _NAME_CONNECTORS
+                    for x in words[i + 1 :]
+                )
+                and not any(x.endswith(".") for x in words[i:])
+            ),
+            None,
+        )
+        long = " ".join(words[first:]) if first is not None else None
+    if long and looks_like_a_name(long):
+        return long, f"{long} ({short})"
+    after = re.search(rf"(?<![\w-]){re.escape(short)}\s*\(([^()]{{5,80}})\)", plain)
+    if after:
+        long = after.group(1).strip()
+        if long[:1].lower() == short[:1].lower() and len(long.split()) >= 2 and looks_like_a_name(long):
+            return long, after.group(0)
+    return None
+
+
+def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCandidate]:
     """What in an abstract could be the name of its method: words with capitals or digits inside
-    ("DreamSim", "3D-LLM"), runs of capitalised words ("Tree of Thoughts"), and the name the
-    naming rules find ("we propose X, a …")."""
-    sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
+    ("DreamSim", "3D-LLM"), runs of capitalised words ("Tree of Thoughts"), the name the naming rules
+    find ("we propose X, a …"), the names it sets apart (``NameMarks``: a typeface, quotes, its code's
+    address), and a short form's long form ("Rank-N-Contrast (RNC)": the long form, and the two
+    together)."""
+    marks = marks or NameMarks()
+    every_sentence = split_sentences(plain) or [plain]
+    sentences = every_sentence[:MAX_SENTENCES]
     named = next((n for s in sentences if (n := grammar._named_contribution(s))), None)
     if named is None:
         named = grammar._name_given_anywhere(plain)
     rules_name = named[0] if named else None
+    starts = [0]
+    for sentence in every_sentence:
+        starts.append(starts[-1] + len(sentence) + 1)
+
+    def place(name: str) -> tuple[int, int, int] | None:
+        """(sentence, start in sentence, offset) of the name's first use in the abstract."""
+        match = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", plain)
+        if match is None:
+            return None
+        index = max(0, int(np.searchsorted(starts, match.start(), side="right")) - 1)
+        index = min(index, len(every_sentence) - 1)
+        return index, max(0, match.start() - starts[index]), match.start()
+
     found: dict[str, tuple[int, int, int]] = {}  # name -> (sentence, start in sentence, offset)
-    offset = 0
     for index, sentence in enumerate(sentences):
         for pattern in (_NAME_TOKEN, _CAPITALISED_RUN):
             for match in pattern.finditer(sentence):
                 name = match.group(0).rstrip(".")
                 if looks_like_a_name(name) and name not in found:
-                    found[name] = (index, match.start(), offset + match.start())
-        offset += len(sentence) + 1
+                    found[name] = (index, match.start(), starts[index] + match.start())
     if rules_name and rules_name not in found:
         at = plain.find(rules_name)
         found[rules_name] = (0, 0, max(0, at))
+    for name in sorted(marks.typeface | marks.quoted):
+        if name not in found and (where := place(name)) is not None:
+            found[name] = where
+    repositories = {_key(r) for r in marks.repositories}
+    for repository in marks.repositories:
+        # "github.com/org/skimnet" names the "SkimNet" of the text; a repository the text never names
+        # ("github.com/org/L-CAD") is a candidate of its own
+        if looks_like_a_name(repository) and not any(_key(n) == _key(repository) for n in found):
+            found[repository] = place(repository) or (len(every_sentence), 0, len(plain))
+    long_forms: dict[str, str] = {}  # short -> long
+    for name in list(found):
+        written = _long_form(name, plain) if re.fullmatch(r"[\w&+.-]+", name) else None
+        if written is None:
+            continue
+        long, together = written
+        long_forms[name] = long
+        if long not in found:
+            found[long] = place(long) or found[name]
+        found.setdefault(together, place(together) or found[long])
+    pairs = {together: (long, short) for short, long in long_forms.items() for together in [
+        f"{long} ({short})" if f"{long} ({short})" in found else f"{short} ({long})"
+    ] if together in found}  # fmt: skip
     candidates = []
     for name, (index, start, offset) in found.items():
-        sentence = sentences[index]
+        sentence = every_sentence[index] if index < len(every_sentence) else ""
         before = sentence[:start]
         introducing = [m.end() for m in _INTRODUCING.finditer(before)]
         after = sentence[start + len(name) :]
@@ -389,10 +547,21 @@ def name_candidates(plain: str) -> list[NameCandidate]:
                     float("-" in name),
                     float(start == 0),
                     0.0,
+                    float(name in marks.typeface),
+                    float(name in marks.quoted),
+                    float(_key(name) in repositories),
+                    float(name in long_forms.values()),
+                    float(name in long_forms),
+                    float(name in pairs),
                 ),
+                pairs.get(name, (name,)) + ((name,) if name in pairs else ()),
             )
         )
-    return [NameCandidate(c.name, (*c.features[:-1], len(candidates))) for c in candidates]
+    count = NAME_FEATURES.index("candidates")
+    return [
+        NameCandidate(c.name, (*c.features[:count], len(candidates), *c.features[count + 1 :]), c.forms)
+        for c in candidates
+    ]
 
 
 def name_features(candidates: list[NameCandidate], abstracts_using: dict[str, float]) -> np.ndarray:
@@ -587,9 +756,13 @@ class ScoredTitle:
         return lead_with_name(self.description, self.name if self.name_score >= threshold else None)
 
 
-def score_titles(plains: Sequence[str], model: TitleModel) -> list[ScoredTitle]:
-    """For each plain-text abstract, its best-scored candidate title and its likeliest name."""
-    names = [name_candidates(plain) for plain in plains]
+def score_titles(
+    plains: Sequence[str], model: TitleModel, marks: Sequence[NameMarks] | None = None
+) -> list[ScoredTitle]:
+    """For each plain-text abstract, its best-scored candidate title and its likeliest name
+    (``marks``: the names each abstract's markup sets apart, ``name_marks``)."""
+    marks = marks if marks is not None else [NameMarks()] * len(plains)
+    names = [name_candidates(plain, mark) for plain, mark in zip(plains, marks, strict=True)]
     name_scores = _predict_each(
         model.names, [name_features(n, model.abstracts_using) for n in names], len(NAME_FEATURES)
     )
@@ -625,10 +798,12 @@ def score_titles(plains: Sequence[str], model: TitleModel) -> list[ScoredTitle]:
     return scored
 
 
-def choose_titles(plains: Sequence[str], model: TitleModel) -> list[str]:
+def choose_titles(
+    plains: Sequence[str], model: TitleModel, marks: Sequence[NameMarks] | None = None
+) -> list[str]:
     """For each plain-text abstract, its best-scored candidate, led by the name it introduces if
     the name detector is confident it introduces one."""
-    return [scored.title(model.name_threshold) for scored in score_titles(plains, model)]
+    return [scored.title(model.name_threshold) for scored in score_titles(plains, model, marks)]
 
 
 def lead_with_name(description: str, name: str | None) -> str:
@@ -645,9 +820,21 @@ def lead_with_name(description: str, name: str | None) -> str:
         description,
         re.I,
     )
+
+    def uses(form: str) -> bool:  # a whole word: "PLASTIC" is not in "Input plasticity"
+        return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", description, re.I) is not None
+
+    together = re.fullmatch(r"(.+?) \((.+)\)", name)
+    forms = (name, *together.groups()) if together else (name,)
+    if together and not apposition:
+        # "Memory-Augmented Recurrent Transformer (MART)" leading a description that spells it out
+        # leads with its short form: "MART: Memory-Augmented Recurrent Transformer for …"
+        short, long = sorted(together.groups(), key=len)
+        if uses(long) and not uses(short):
+            name, forms = short, (short,)
     if apposition:
         description = description[apposition.end() :]
-    elif name.lower() in description.lower():
+    elif any(uses(form) for form in forms):
         # "A tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
         aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
         described = re.sub(aside, "", description, flags=re.I)
@@ -676,7 +863,11 @@ def hide_math(abstract: str) -> tuple[str, list[str]]:
     pieces, last = [], 0
     for start, end in find_math_spans(abstract):
         pieces.append(abstract[last:start])
-        pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
+        word = typeface_word(abstract, start, end)
+        if word is not None:
+            pieces.append(word)
+        else:
+            pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
         last = end
     pieces.append(abstract[last:])
     return strip_markup("".join(pieces)), formulas
@@ -700,7 +891,8 @@ def derive_titles(abstracts: Sequence[str], model: TitleModel | None = None) -> 
     if not abstracts:
         return []  # a digest whose papers all have titles never loads the model
     hidden = [hide_math(abstract) for abstract in abstracts]
-    chosen = choose_titles([plain for plain, _ in hidden], model or shipped_model())
+    marks = [name_marks(abstract) for abstract in abstracts]
+    chosen = choose_titles([plain for plain, _ in hidden], model or shipped_model(), marks)
     return [restore_math(title, formulas) for title, (_, formulas) in zip(chosen, hidden, strict=True)]
 
 
