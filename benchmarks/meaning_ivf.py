@@ -63,12 +63,13 @@ def main() -> None:
     index = json.loads(files[INDEX_FILE])
     stored = all_stored_vectors(files)
     ids = json.loads(files[f"{FOLDER}/ids.json"])
-    recalls, fetched_bytes = [], []
+    recalls, fetched_bytes, requests = [], [], []
     for query in queries:
         exact = set(np.argsort(-(stored @ query), kind="stable")[:10].tolist())
         best, fetched = search_files(files, query)
         recalls.append(len(exact & set(best)) / 10)
         fetched_bytes.append(len(files[INDEX_FILE]) + sum(len(files[name]) for name in fetched))
+        requests.append(1 + len(fetched))
     print(
         json.dumps(
             {
@@ -82,6 +83,8 @@ def main() -> None:
                 "queries_below_0.8": int(np.sum(np.array(recalls) < 0.8)),
                 "bytes_per_query_median": int(np.median(fetched_bytes)),
                 "bytes_per_query_max": int(np.max(fetched_bytes)),
+                "requests_per_query_median": int(np.median(requests)),
+                "requests_per_query_max": int(np.max(requests)),
                 "files": len(files),
                 "meaning_files_seconds": round(seconds, 1),
                 "papers_checked": sorted(int(i.split(":")[1]) for i in ids) == list(range(len(vectors))),

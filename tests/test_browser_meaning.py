@@ -267,7 +267,7 @@ def partitioned_site(
     papers = [meaning_index.MeaningPaper(*row) for row in rows]
     monkeypatch.setattr(meaning_index, "SINGLE_CLUSTER_PAPERS", 10)
     monkeypatch.setattr(meaning_index, "PAPERS_PER_CLUSTER", 8)
-    monkeypatch.setattr(meaning_index, "MAX_CODE_BYTES", len(papers) * 32 // 2)
+    monkeypatch.setattr(meaning_index, "MAX_CODE_BYTES", len(papers) * meaning_index.CODE_BYTES // 2)
     monkeypatch.setattr(meaning_index, "RERANK", 12)
     exported = OnnxModel(tmp_path / "model", **index["tokenizer"])
     exported.folder.mkdir()
