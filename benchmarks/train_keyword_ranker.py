@@ -259,7 +259,6 @@ def fit(rows: list[np.ndarray], labels: list[np.ndarray], title_bonus: float) ->
                 right=nodes["right"].astype(np.int64),
                 leaf=nodes["is_leaf"].astype(bool),
                 value=nodes["value"].astype(np.float64),
-                depth=int(nodes["depth"].max()),
             )
         )
     return KeywordModel(

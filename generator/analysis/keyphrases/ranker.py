@@ -176,14 +176,18 @@ class Tree:
     right: np.ndarray
     leaf: np.ndarray
     value: np.ndarray
-    depth: int
 
-    def scores(self, rows: np.ndarray) -> np.ndarray:
-        node = np.zeros(len(rows), dtype=np.int64)
-        everyone = np.arange(len(rows))
-        for _ in range(self.depth):
-            goes_left = rows[everyone, self.feature[node]] <= self.threshold[node]
-            node = np.where(self.leaf[node], node, np.where(goes_left, self.left[node], self.right[node]))
+    def scores(self, flat: np.ndarray, width: int, count: int) -> np.ndarray:
+        """The leaf values of ``count`` rows of ``width`` features given as one flat array; only the
+        rows not yet at a leaf walk on."""
+        node = np.zeros(count, dtype=np.int64)
+        active = np.flatnonzero(~self.leaf[node])
+        while len(active):
+            at = node[active]
+            goes_left = flat[active * width + self.feature[at]] <= self.threshold[at]
+            after = np.where(goes_left, self.left[at], self.right[at])
+            node[active] = after
+            active = active[~self.leaf[after]]
         return self.value[node]
 
     def to_json(self) -> dict[str, list]:
@@ -200,19 +204,13 @@ class Tree:
     def from_json(cls, data: Mapping[str, list]) -> Tree:
         left = np.asarray(data["left"], dtype=np.int64)
         right = np.asarray(data["right"], dtype=np.int64)
-        leaf = np.asarray(data["leaf"], dtype=bool)
-        depth = [0] * len(left)  # nodes come parent first
-        for node in range(len(left)):
-            if not leaf[node]:
-                depth[left[node]] = depth[right[node]] = depth[node] + 1
         return cls(
             feature=np.asarray(data["feature"], dtype=np.int64),
             threshold=np.asarray(data["threshold"], dtype=np.float64),
             left=left,
             right=right,
-            leaf=leaf,
+            leaf=np.asarray(data["leaf"], dtype=bool),
             value=np.asarray(data["value"], dtype=np.float64),
-            depth=max(depth),
         )
 
 
@@ -230,9 +228,10 @@ class KeywordModel:
     def scores(self, rows: np.ndarray) -> np.ndarray:
         if not len(rows):
             return np.zeros(0)
+        flat = np.ascontiguousarray(rows, dtype=np.float64).ravel()
         total = np.full(len(rows), self.baseline)
         for tree in self.trees:
-            total += tree.scores(rows)
+            total += tree.scores(flat, rows.shape[1], len(rows))
         return total
 
     def to_json(self) -> dict[str, object]:
