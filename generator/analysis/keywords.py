@@ -1,7 +1,7 @@
 """Keywords: clean keyphrase candidates ranked by a model learned from real papers.
 
 KeyBERT scores each candidate by the cosine similarity between the phrase's embedding and the
-paper's own embedding (computed once, for related papers too). A logistic regression
+paper's own embedding (computed once, for related papers too). Gradient-boosted trees
 (``keyphrases.ranker``, trained by ``benchmarks/train_keyword_ranker.py`` on the NLP and CVPR sets
 with their titles' phrases as labels) weighs that similarity with how many papers of the digest use
 the phrase, how often and how early the abstract uses it, whether it defines an acronym for it, its
@@ -261,13 +261,18 @@ def choose_keywords(
     model = model or keyword_model()
     stats = stats or word_stats()
     papers = len(candidates.per_paper)
-    keywords: list[list[Keyword]] = []
+    keys_of, rows = [], []
     for paper_candidates, similarity in zip(candidates.per_paper, similarities, strict=True):
         keys = [key for key in similarity if may_show(paper_candidates[key], stats)]
-        rows = paper_features(
-            keys, [similarity[key] for key in keys], paper_candidates, candidates.papers_using, papers, stats
-        )
-        scores = model.scores(rows)
+        keys_of.append(keys)
+        cosines = [similarity[key] for key in keys]
+        rows.append(paper_features(keys, cosines, paper_candidates, candidates.papers_using, papers, stats))
+    # Scored at once: the trees walk every candidate of the digest together.
+    all_scores = model.scores(np.vstack(rows)) if rows else np.zeros(0)
+    ends = np.cumsum([len(keys) for keys in keys_of])
+    keywords: list[list[Keyword]] = []
+    for paper_candidates, keys, end in zip(candidates.per_paper, keys_of, ends, strict=True):
+        scores = all_scores[end - len(keys) : end]
         scored = sorted(
             (
                 (float(score) + model.title_bonus * paper_candidates[key].in_title, candidates.spellings[key])
