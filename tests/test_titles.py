@@ -266,3 +266,46 @@ def test_what_something_is_said_to_be_is_no_name_given() -> None:
     abstract = "The problem is NP-hard and APX-hard. We introduce SkimNet, a reader for long documents."
     assert _candidate(abstract, "APX-hard")[0]["predicate"] == 1
     assert _candidate(abstract, "SkimNet")[0]["predicate"] == 0
+
+
+def test_a_description_of_the_names_words_only_is_no_description() -> None:
+    assert lead_with_name("Social Environment", "Social Environment Design") == "Social Environment Design"
+    assert lead_with_name("Social environments for agents", "Social Environment Design") == (
+        "Social Environment Design: Social environments for agents"
+    )
+
+
+def test_a_capitalised_word_set_before_a_description_is_its_name() -> None:
+    assert lead_with_name("Flextron, a network architecture", None) == "Flextron: A network architecture"
+    assert lead_with_name("Second, a network architecture", None) == "Second, a network architecture"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "sentence"),
+    [
+        ("Involves constructing a graph from features", True),
+        ("Requires the model to be calibrated", True),
+        ("Attacks on language models", False),
+        ("Models of long documents", False),
+    ],
+)
+def test_a_finite_verb_without_its_subject_is_a_sentence(phrase: str, sentence: bool) -> None:
+    assert reads_as_a_sentence(phrase) is sentence
+
+
+def test_a_leading_sentence_adverb_and_a_hanging_function_phrase_are_dropped() -> None:
+    abstract = (
+        "We study readers of long documents. Second, SkimNet skips paragraphs. "
+        "Moreover, hierarchical readers for long documents in order to save tokens are fast."
+    )
+    texts = [c.text for c in title_candidates(abstract)[0]]
+    assert not any(t.startswith(("Second", "Moreover")) for t in texts)
+    assert "Hierarchical readers for long documents" in texts
+    assert not any(t.endswith(" in order") for t in texts)
+
+
+def test_a_spaced_dash_splits_a_phrase_into_its_pieces() -> None:
+    plain = hide_math("The architecture --CARTE for Table Entries-- uses graphs for tables.")[0]
+    texts = [c.text for c in title_candidates(plain)[0]]
+    assert "CARTE for Table Entries" in texts
+    assert not any("—" in t for t in texts)

@@ -88,7 +88,23 @@ def reads_as_a_sentence(plain: str) -> bool:
     first = words[0].lower()
     second = words[1].lower() if len(words) > 1 else ""
     finite = second in VERBS and second.endswith("s") and not second.endswith("ss")
-    return first in _NOT_A_START or finite or (first.endswith("ed") and second.startswith("by"))
+    # "Involves constructing a graph …", "Uses the …": a finite verb without its subject (a plural noun
+    # that is also a verb, "Attacks on …", "Models of …", is followed by a preposition, not an object)
+    bare_verb = (
+        first in VERBS
+        and first.endswith("s")
+        and not first.endswith("ss")
+        and (second in _OBJECT_START or (second.endswith("ing") and second not in _GERUND_NOUNS))
+    )
+    return first in _NOT_A_START or finite or bare_verb or (first.endswith("ed") and second.startswith("by"))
+
+
+# What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
+_OBJECT_START = frozenset(
+    {"a", "an", "the", "that", "this", "these", "those", "its", "their", "our", "both", "how", "whether",
+     "what", "no", "each", "every", "any", "all", "to"}
+)  # fmt: skip
+_GERUND_NOUNS = frozenset({"learning", "training", "reasoning", "modeling", "modelling", "planning"})
 
 
 @dataclass(frozen=True)
@@ -123,7 +139,12 @@ def content_words(text: str) -> list[str]:
 
 
 def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
-    """The phrase compressed to a title, and the same cut before each of its prepositions."""
+    """The phrase compressed to a title, and the same cut before each of its prepositions. A spaced
+    dash breaks the phrase ("The architecture — CARTE for … — uses"): each piece is a phrase."""
+    pieces = [p for p in re.split(r"\s[-–—]+\s", phrase) if p.strip()]
+    if len(pieces) > 1:
+        return [v for piece in pieces for v in _variants(piece, kind, sentence)]
+    phrase = grammar._drop_leading_adverb(phrase)
     whole = grammar._shorten(grammar._drop_article_adjectives(phrase.strip()))
     if len(whole) < _MIN_CHARACTERS:
         return []
@@ -973,12 +994,41 @@ def choose_titles(
     return [scored.title(model.name_threshold) for scored in score_titles(plains, model, marks)]
 
 
+def _apposed_name(word: str) -> bool:
+    """A capitalised word that can be a name set before ", a …": not a function word, a sentence adverb
+    ("Second, a …"), a verb or a gerund ("Reading, a pastime")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    lower = word.lower()
+    return (
+        word[:1].isupper()
+        and word[1:].islower()
+        and len(word) > 2
+        and lower not in FUNCTION_WORDS
+        and lower not in VERBS
+        and not lower.endswith("ing")
+        and grammar._LEADING_ADVERB.match(f"{word}, x") is None
+    )
+
+
+def _name_alone(name: str) -> str:
+    """A name as a whole title: kept as written ("Social Environment Design" does not hang on its verb)."""
+    return name if len(name) <= MAX_TITLE_LENGTH else grammar._shorten(name)
+
+
+def _repeats(description: str, name: str) -> bool:
+    """Whether every content word of the description belongs to the name."""
+    words = set(content_words(description))
+    return bool(words) and words <= set(content_words(name))
+
+
 def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
-        # "Flextron, a network architecture …": the description names what it describes
+        # "Flextron, a network architecture …": the description names what it describes, and an
+        # apposition reads "Flextron: A network architecture …" (a capitalised word, not "Second,")
         named = re.match(r"([^\s,]+),\s+(?=(?:a|an|the)\s)", description, re.I)
-        if not named or not looks_like_a_name(named.group(1)):
+        if not named or not (looks_like_a_name(named.group(1)) or _apposed_name(named.group(1))):
             return description
         name = named.group(1)
     # "EE-LLM, a framework for …", "X (Y) is a method …": the name leads already; the rest describes it
@@ -1009,10 +1059,14 @@ def lead_with_name(description: str, name: str | None) -> str:
         if described == description:
             return description
         description = described
+    if _repeats(description, name):
+        # "Social Environment Design: Social Environment": a description of the name's words only
+        # says nothing about it
+        return _name_alone(name)
     budget = MAX_TITLE_LENGTH - len(name) - 2
     shortened = grammar._shorten(description, budget) if budget >= 15 else ""
     if len(shortened.split()) < 2:
-        return grammar._shorten(name)
+        return _name_alone(name)
     return f"{name}: {grammar._capitalise(shortened)}"
 
 
