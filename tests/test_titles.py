@@ -12,6 +12,7 @@ from generator.analysis.titles import (
     FEATURES,
     MODEL_FILE,
     NAME_FEATURES,
+    WORD_FEATURES,
     TitleModel,
     Trees,
     derive_title,
@@ -23,6 +24,8 @@ from generator.analysis.titles import (
     reads_as_a_sentence,
     shipped_model,
     title_candidates,
+    word_chances,
+    word_features,
 )
 
 # Made up for these tests (no corpus abstract or title is copied here).
@@ -57,13 +60,18 @@ def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     names = Trees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(names_x, x[:, 1] > 0)
     )
-    model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2})
+    words_x = x[:, : len(WORD_FEATURES)]
+    words = Trees.from_histogram_boosting(
+        HistGradientBoostingClassifier(max_iter=5).fit(words_x, x[:, 2] > 0)
+    )
+    model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2}, words)
     model.save(tmp_path / "model.npz")
     model.save(tmp_path / "again.npz")
     assert (tmp_path / "model.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
     loaded = TitleModel.load(tmp_path / "model.npz")
     assert np.allclose(loaded.titles.predict(x), titles.predict(x))
     assert np.allclose(loaded.names.predict(names_x), names.predict(names_x))
+    assert loaded.words is not None and np.allclose(loaded.words.predict(words_x), words.predict(words_x))
     assert (loaded.name_threshold, loaded.base_rate) == (-1.5, 0.1)
     assert loaded.title_rate == pytest.approx(model.title_rate) and loaded.abstracts_using == pytest.approx(
         model.abstracts_using
@@ -76,6 +84,7 @@ def test_the_model_ships_in_the_package_and_is_small() -> None:
     assert len(shipped.read_bytes()) <= 5_000_000
     model = shipped_model()
     assert len(model.titles.roots) > 10 and len(model.names.roots) > 10
+    assert model.words is not None and len(model.words.roots) > 10
     assert 0 < model.base_rate < 1 and len(model.title_rate) > 1000
 
 
@@ -233,3 +242,70 @@ def test_a_long_form_the_description_spells_out_leads_with_its_short_form() -> N
         lead_with_name("A recurrent captioner", pair)
         == "Memory-Augmented Transformer (MAT): A recurrent captioner"
     )
+
+
+def test_a_word_the_abstract_repeats_and_introduces_is_likelier_in_the_title() -> None:
+    plain = hide_math(NAMED)[0]
+    words, rows = word_features(plain, "SkimNet", {"reader": 0.3, "benchmark": 0.01}, 0.1)
+    assert len(words) == len(rows) and rows.shape[1] == len(WORD_FEATURES)
+    chances = word_chances([plain], ["SkimNet"], shipped_model())[0]
+    assert set(chances) == set(words) and all(0 < p < 1 for p in chances.values())
+    assert chances["skimnet"] > chances["benchmark"]
+
+
+def test_a_dash_set_against_the_words_breaks_the_phrase() -> None:
+    plain = hide_math("The architecture --CARTE for Table Entries-- uses graphs. It runs—and scales—well.")[0]
+    assert plain == "The architecture — CARTE for Table Entries — uses graphs. It runs — and scales — well."
+    assert hide_math("The Kullback–Leibler divergence and pre-training")[0] == (
+        "The Kullback–Leibler divergence and pre-training"
+    )
+    assert lead_with_name("Architecture --CARTE for tables", "CARTE") == "Architecture --CARTE for tables"
+
+
+def test_what_something_is_said_to_be_is_no_name_given() -> None:
+    abstract = "The problem is NP-hard and APX-hard. We introduce SkimNet, a reader for long documents."
+    assert _candidate(abstract, "APX-hard")[0]["predicate"] == 1
+    assert _candidate(abstract, "SkimNet")[0]["predicate"] == 0
+
+
+def test_a_description_of_the_names_words_only_is_no_description() -> None:
+    assert lead_with_name("Social Environment", "Social Environment Design") == "Social Environment Design"
+    assert lead_with_name("Social environments for agents", "Social Environment Design") == (
+        "Social Environment Design: Social environments for agents"
+    )
+
+
+def test_a_capitalised_word_set_before_a_description_is_its_name() -> None:
+    assert lead_with_name("Flextron, a network architecture", None) == "Flextron: A network architecture"
+    assert lead_with_name("Second, a network architecture", None) == "Second, a network architecture"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "sentence"),
+    [
+        ("Involves constructing a graph from features", True),
+        ("Requires the model to be calibrated", True),
+        ("Attacks on language models", False),
+        ("Models of long documents", False),
+    ],
+)
+def test_a_finite_verb_without_its_subject_is_a_sentence(phrase: str, sentence: bool) -> None:
+    assert reads_as_a_sentence(phrase) is sentence
+
+
+def test_a_leading_sentence_adverb_and_a_hanging_function_phrase_are_dropped() -> None:
+    abstract = (
+        "We study readers of long documents. Second, SkimNet skips paragraphs. "
+        "Moreover, hierarchical readers for long documents in order to save tokens are fast."
+    )
+    texts = [c.text for c in title_candidates(abstract)[0]]
+    assert not any(t.startswith(("Second", "Moreover")) for t in texts)
+    assert "Hierarchical readers for long documents" in texts
+    assert not any(t.endswith(" in order") for t in texts)
+
+
+def test_a_spaced_dash_splits_a_phrase_into_its_pieces() -> None:
+    plain = hide_math("The architecture --CARTE for Table Entries-- uses graphs for tables.")[0]
+    texts = [c.text for c in title_candidates(plain)[0]]
+    assert "CARTE for Table Entries" in texts
+    assert not any("—" in t for t in texts)

@@ -442,6 +442,30 @@ def _modifier_word(word: str) -> bool:
     return "-" in word and (word.endswith("ed") or word.rsplit("-", 1)[-1] in _MODIFIER_COMPOUND_ENDS)
 
 
+# Function phrases of two words that need what follows them ("in order to", "as well as"): a title
+# cannot end on one, though its last word alone ("order", "well") could end a noun phrase.
+_FUNCTION_PHRASES = frozenset(
+    {"in order", "as well", "such as", "so as", "rather than", "in terms", "with respect", "by means",
+     "in spite", "on top", "as opposed", "in view", "in light", "by way", "in favor", "in favour",
+     "in place", "on behalf", "in front", "due to", "according to", "as to"}
+)  # fmt: skip
+# A sentence adverb and its comma ("First,", "Moreover,", "However,", "Empirically,") open a sentence,
+# not a title.
+_LEADING_ADVERB = re.compile(
+    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|finally|lastly|next|then|moreover|however|"
+    r"furthermore|additionally|also|further|besides|hence|thus|therefore|consequently|instead|"
+    r"meanwhile|nevertheless|nonetheless|similarly|likewise|overall|importantly|notably|"
+    r"in addition|in contrast|in particular|as a result|on the other hand|to this end|"
+    r"(?!(?:family|anomaly|assembly|supply|monopoly|reply|ally|fly),)[a-z]+ly),\s+(?=\S)",
+    re.I,
+)
+
+
+def _drop_leading_adverb(text: str) -> str:
+    """ "Second, QuIP# uses …" -> "QuIP# uses …": a sentence adverb with its comma is no part of a title."""
+    return _LEADING_ADVERB.sub("", text.strip(), count=1)
+
+
 def _trim_hanging_end(text: str) -> str:
     text = re.sub(r"[\s,;:.\-–—(]+$", "", text.strip())
     words = text.split()
@@ -450,6 +474,8 @@ def _trim_hanging_end(text: str) -> str:
         # "… ordering a (possibly large)": an aside after a word that hangs hangs with it.
         if group is not None and group > 1 and _hangs(words[:group]):
             words = words[:group]
+        elif len(words) > 2 and " ".join(words[-2:]).lower().strip(",;:") in _FUNCTION_PHRASES:
+            words = words[:-2]  # "AI governance in order": "in order" wants its "to"
         elif _hangs(words):
             words.pop()
         else:

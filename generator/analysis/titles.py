@@ -19,7 +19,7 @@ import re
 import zipfile
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -88,7 +88,23 @@ def reads_as_a_sentence(plain: str) -> bool:
     first = words[0].lower()
     second = words[1].lower() if len(words) > 1 else ""
     finite = second in VERBS and second.endswith("s") and not second.endswith("ss")
-    return first in _NOT_A_START or finite or (first.endswith("ed") and second.startswith("by"))
+    # "Involves constructing a graph …", "Uses the …": a finite verb without its subject (a plural noun
+    # that is also a verb, "Attacks on …", "Models of …", is followed by a preposition, not an object)
+    bare_verb = (
+        first in VERBS
+        and first.endswith("s")
+        and not first.endswith("ss")
+        and (second in _OBJECT_START or (second.endswith("ing") and second not in _GERUND_NOUNS))
+    )
+    return first in _NOT_A_START or finite or bare_verb or (first.endswith("ed") and second.startswith("by"))
+
+
+# What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
+_OBJECT_START = frozenset(
+    {"a", "an", "the", "that", "this", "these", "those", "its", "their", "our", "both", "how", "whether",
+     "what", "no", "each", "every", "any", "all", "to"}
+)  # fmt: skip
+_GERUND_NOUNS = frozenset({"learning", "training", "reasoning", "modeling", "modelling", "planning"})
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,8 @@ class AbstractFacts:
     sentences: int
     name: str | None
     """The name the naming rules find ("we propose X, a …"), if any."""
+    probability: dict[str, float] = field(default_factory=dict)
+    """Each content word's chance of being in the title (``word_features``, the model's word trees)."""
 
 
 def content_words(text: str) -> list[str]:
@@ -121,7 +139,12 @@ def content_words(text: str) -> list[str]:
 
 
 def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
-    """The phrase compressed to a title, and the same cut before each of its prepositions."""
+    """The phrase compressed to a title, and the same cut before each of its prepositions. A spaced
+    dash breaks the phrase ("The architecture — CARTE for … — uses"): each piece is a phrase."""
+    pieces = [p for p in re.split(r"\s[-–—]+\s", phrase) if p.strip()]
+    if len(pieces) > 1:
+        return [v for piece in pieces for v in _variants(piece, kind, sentence)]
+    phrase = grammar._drop_leading_adverb(phrase)
     whole = grammar._shorten(grammar._drop_article_adjectives(phrase.strip()))
     if len(whole) < _MIN_CHARACTERS:
         return []
@@ -197,14 +220,79 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     return list(unique.values()), name
 
 
-def abstract_facts(plain: str, name: str | None) -> AbstractFacts:
+def abstract_facts(
+    plain: str, name: str | None, probability: dict[str, float] | None = None
+) -> AbstractFacts:
     counts = Counter(content_words(plain))
     return AbstractFacts(
         counts=counts,
         top_words=frozenset(w for w, _ in counts.most_common(5)),
         sentences=len(split_sentences(plain)) or 1,
         name=name,
+        probability=probability or {},
     )
+
+
+WORD_FEATURES = (
+    "title_rate",
+    "unknown",
+    "log_count",
+    "first_sentence",
+    "first_relative",
+    "in_first_sentence",
+    "we_sentences",
+    "capitalised",
+    "characters",
+    "in_name",
+    "sentences",
+)
+TITLE_WORDS = 7.0
+"""About how many content words a real title has: the length the expected ROUGE-1 compares with."""
+
+
+def word_features(
+    plain: str, name: str | None, title_rate: dict[str, float], base_rate: float
+) -> tuple[list[str], np.ndarray]:
+    """The abstract's content words and one row of ``WORD_FEATURES`` each: how often such a word
+    reaches titles, how often and how early the abstract uses it, whether a sentence saying what the
+    paper does uses it, whether it is written with a capital inside a sentence."""
+    sentences = split_sentences(plain) or [plain]
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    doing: Counter[str] = Counter()
+    capitalised: set[str] = set()
+    for index, sentence in enumerate(sentences):
+        words = content_words(sentence)
+        counts.update(words)
+        does = grammar._WHAT_WE_DO.search(sentence) is not None
+        for word in dict.fromkeys(words):
+            first.setdefault(word, index)
+            doing[word] += does
+        for token in _TOKEN.findall(sentence)[1:]:
+            if token[:1].isupper():
+                capitalised.update(content_words(token))
+    named = set(content_words(name)) if name else set()
+    words = list(counts)
+    rows = np.array(
+        [
+            (
+                title_rate.get(word, base_rate),
+                float(word not in title_rate),
+                math.log(counts[word]),
+                first[word],
+                first[word] / len(sentences),
+                float(first[word] == 0),
+                doing[word],
+                float(word in capitalised),
+                len(word),
+                float(word in named),
+                len(sentences),
+            )
+            for word in words
+        ],
+        dtype=np.float32,
+    ).reshape(len(words), len(WORD_FEATURES))
+    return words, rows
 
 
 FEATURES = (
@@ -238,6 +326,16 @@ FEATURES = (
     "and_count",
     "candidates",
     "abstract_words",
+    "chance_sum",
+    "chance_mean",
+    "chance_min",
+    "chance_max",
+    "expected_rouge",
+    "chance_coverage",
+    "first_word_rate",
+    "last_word_rate",
+    "first_word_chance",
+    "last_word_chance",
 )
 
 
@@ -250,12 +348,15 @@ def candidate_features(
 
     rows = np.zeros((len(candidates), len(FEATURES)), dtype=np.float32)
     abstract_words = sum(facts.counts.values())
+    ranked = sorted(facts.probability.values(), reverse=True)
+    best = np.cumsum(ranked) if ranked else np.zeros(1)
     for row, candidate in enumerate(candidates):
         tokens = candidate.text.split()
         words = content_words(candidate.text)
         distinct = set(words)
-        logs = [math.log(facts.counts[w]) if facts.counts[w] else 0.0 for w in distinct]
-        rates = [title_rate.get(w, base_rate) for w in distinct] or [0.0]
+        ordered = sorted(distinct)  # a set's order follows the run's string hashes; sums must not
+        logs = [math.log(facts.counts[w]) if facts.counts[w] else 0.0 for w in ordered]
+        rates = [title_rate.get(w, base_rate) for w in ordered] or [0.0]
         lowered = [t.lower().strip(",;:()") for t in tokens]
         values = [
             *(float(candidate.kind == kind) for kind in KINDS),
@@ -288,9 +389,36 @@ def candidate_features(
             lowered.count("and"),
             len(candidates),
             abstract_words,
+            *_chances(words, distinct, facts.probability, best),
+            # the head of a noun phrase is its last word; a predicate ("Sufficient for …") opens with
+            # a word titles rarely open with
+            title_rate.get(words[0], base_rate) if words else 0.0,
+            title_rate.get(words[-1], base_rate) if words else 0.0,
+            facts.probability.get(words[0], 0.0) if words else 0.0,
+            facts.probability.get(words[-1], 0.0) if words else 0.0,
         ]
         rows[row] = values
     return rows
+
+
+def _chances(
+    words: list[str], distinct: set[str], probability: dict[str, float], best: np.ndarray
+) -> list[float]:
+    """The title chances of a candidate's words: their sum, mean, least and most, the ROUGE-1 the
+    candidate can expect (its expected overlap against its length and a title's), and its share of
+    what the same number of the abstract's likeliest words would give."""
+    if not distinct:
+        return [0.0] * 6
+    chances = [probability.get(w, 0.0) for w in sorted(distinct)]
+    total = sum(chances)
+    return [
+        total,
+        total / len(chances),
+        min(chances),
+        max(chances),
+        2 * total / (len(words) + TITLE_WORDS),
+        total / max(1e-6, float(best[min(len(chances), len(best)) - 1])),
+    ]
 
 
 # --- names ----------------------------------------------------------------------------------
@@ -418,8 +546,13 @@ NAME_FEATURES = (
     "long_form",
     "has_long_form",
     "long_and_short",
+    "predicate",
     "abstracts_using",
+    "word_chance",
 )
+
+
+_PREDICATE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:[\w-]+\s+(?:and|or)\s+)?$", re.I)
 
 
 def looks_like_a_name(name: str) -> bool:
@@ -553,6 +686,8 @@ def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCand
                     float(name in long_forms.values()),
                     float(name in long_forms),
                     float(name in pairs),
+                    # "The problem is NP-hard and APX-hard": what something is, not a name it is given
+                    float(_PREDICATE.search(before) is not None),
                 ),
                 pairs.get(name, (name,)) + ((name,) if name in pairs else ()),
             )
@@ -564,9 +699,24 @@ def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCand
     ]
 
 
-def name_features(candidates: list[NameCandidate], abstracts_using: dict[str, float]) -> np.ndarray:
+def name_features(
+    candidates: list[NameCandidate],
+    abstracts_using: dict[str, float],
+    chances: dict[str, float] | None = None,
+) -> np.ndarray:
+    """The candidates' ``NAME_FEATURES``: their own, how many abstracts use each, and the likeliest
+    title chance of its words (``word_chances``; a baseline's words seldom reach the title)."""
+    chances = chances or {}
     return np.array(
-        [(*c.features, abstracts_using.get(c.name.lower(), 0.0)) for c in candidates], dtype=np.float32
+        [
+            (
+                *c.features,
+                abstracts_using.get(c.name.lower(), 0.0),
+                max((chances.get(w, 0.0) for w in content_words(c.name)), default=0.0),
+            )
+            for c in candidates
+        ],
+        dtype=np.float32,
     ).reshape(len(candidates), len(NAME_FEATURES))
 
 
@@ -675,11 +825,19 @@ class TitleModel:
     abstracts_using: dict[str, float]
     """log(1 + how many training abstracts use a name candidate), by its lower-cased spelling:
     a paper's own name is rare, a baseline's ("GPT-4", "ImageNet") common."""
+    words: Trees | None = None
+    """Log-odds that a content word of the abstract is in the title (``word_features``)."""
 
     def save(self, path) -> None:
         words, names = sorted(self.title_rate), sorted(self.abstracts_using)
+        word_trees = (
+            {"word_features": np.array(WORD_FEATURES), **self.words.arrays("word_trees")}
+            if self.words
+            else {}
+        )
         _save_arrays(
             path,
+            **word_trees,
             features=np.array(FEATURES),
             name_features=np.array(NAME_FEATURES),
             **self.titles.arrays("title_trees"),
@@ -700,6 +858,9 @@ class TitleModel:
                 or tuple(data["name_features"].tolist()) != NAME_FEATURES
             ):
                 raise ValueError(f"{MODEL_FILE} was trained on other features; retrain it")
+            has_words = "word_trees_roots" in data.files
+            if has_words and tuple(data["word_features"].tolist()) != WORD_FEATURES:
+                raise ValueError(f"{MODEL_FILE} was trained on other word features; retrain it")
             return cls(
                 titles=Trees.from_arrays(data, "title_trees"),
                 names=Trees.from_arrays(data, "name_trees"),
@@ -709,6 +870,7 @@ class TitleModel:
                 abstracts_using=dict(
                     zip(data["names"].tolist(), data["abstracts_using"].tolist(), strict=True)
                 ),
+                words=Trees.from_arrays(data, "word_trees") if has_words else None,
             )
 
 
@@ -763,19 +925,24 @@ def score_titles(
     (``marks``: the names each abstract's markup sets apart, ``name_marks``)."""
     marks = marks if marks is not None else [NameMarks()] * len(plains)
     names = [name_candidates(plain, mark) for plain, mark in zip(plains, marks, strict=True)]
+    made = [title_candidates(plain) for plain in plains]
+    chances = word_chances(plains, [rules_name for _, rules_name in made], model)
     name_scores = _predict_each(
-        model.names, [name_features(n, model.abstracts_using) for n in names], len(NAME_FEATURES)
+        model.names,
+        [name_features(n, model.abstracts_using, c) for n, c in zip(names, chances, strict=True)],
+        len(NAME_FEATURES),
     )
     best_names = [
         (found[int(np.argmax(scores))].name, float(scores.max())) if len(found) else (None, -np.inf)
         for found, scores in zip(names, name_scores, strict=True)
     ]
     candidate_lists, rows = [], []
-    for plain, (name, _) in zip(plains, best_names, strict=True):
-        candidates, rules_name = title_candidates(plain)
+    for plain, (name, _), (candidates, rules_name), chance in zip(
+        plains, best_names, made, chances, strict=True
+    ):
         candidates = [c for c in candidates if c.text != name]
         candidate_lists.append(candidates)
-        facts = abstract_facts(plain, rules_name)
+        facts = abstract_facts(plain, rules_name, chance)
         rows.append(candidate_features(candidates, facts, model.title_rate, model.base_rate))
     scored = []
     title_scores = _predict_each(model.titles, rows, len(FEATURES))
@@ -786,16 +953,37 @@ def score_titles(
             first_words = " ".join(plain.split()[:12])
             description = grammar._capitalise(grammar._trim_hanging_end(first_words))
         else:
-            # A statement about the field, or a sentence, is never the title while the abstract
-            # offers anything else.
-            unfit = (features[:, FEATURES.index("background")] > 0) | np.array(
-                [reads_as_a_sentence(c.text) for c in candidates]
-            )
-            if not unfit.all():
-                scores = np.where(unfit, -np.inf, scores)
-            description = candidates[int(np.argmax(scores))].text
+            description = best_candidate(candidates, features, scores)
         scored.append(ScoredTitle(description, name, name_score))
     return scored
+
+
+def best_candidate(candidates: list[TitleCandidate], features: np.ndarray, scores: np.ndarray) -> str:
+    """The best-scored candidate; a statement about the field, or a sentence, is never the title while
+    the abstract offers anything else."""
+    unfit = (features[:, FEATURES.index("background")] > 0) | np.array(
+        [reads_as_a_sentence(c.text) for c in candidates]
+    )
+    if not unfit.all():
+        scores = np.where(unfit, -np.inf, scores)
+    return candidates[int(np.argmax(scores))].text
+
+
+def word_chances(
+    plains: Sequence[str], names: Sequence[str | None], model: TitleModel
+) -> list[dict[str, float]]:
+    """For each abstract, each content word's chance of being in its title (none without word trees)."""
+    if model.words is None:
+        return [{} for _ in plains]
+    made = [
+        word_features(plain, name, model.title_rate, model.base_rate)
+        for plain, name in zip(plains, names, strict=True)
+    ]
+    odds = _predict_each(model.words, [rows for _, rows in made], len(WORD_FEATURES))
+    return [
+        dict(zip(words, (1 / (1 + np.exp(-o))).tolist(), strict=True))
+        for (words, _), o in zip(made, odds, strict=True)
+    ]
 
 
 def choose_titles(
@@ -806,12 +994,41 @@ def choose_titles(
     return [scored.title(model.name_threshold) for scored in score_titles(plains, model, marks)]
 
 
+def _apposed_name(word: str) -> bool:
+    """A capitalised word that can be a name set before ", a …": not a function word, a sentence adverb
+    ("Second, a …"), a verb or a gerund ("Reading, a pastime")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    lower = word.lower()
+    return (
+        word[:1].isupper()
+        and word[1:].islower()
+        and len(word) > 2
+        and lower not in FUNCTION_WORDS
+        and lower not in VERBS
+        and not lower.endswith("ing")
+        and grammar._LEADING_ADVERB.match(f"{word}, x") is None
+    )
+
+
+def _name_alone(name: str) -> str:
+    """A name as a whole title: kept as written ("Social Environment Design" does not hang on its verb)."""
+    return name if len(name) <= MAX_TITLE_LENGTH else grammar._shorten(name)
+
+
+def _repeats(description: str, name: str) -> bool:
+    """Whether every content word of the description belongs to the name."""
+    words = set(content_words(description))
+    return bool(words) and words <= set(content_words(name))
+
+
 def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
-        # "Flextron, a network architecture …": the description names what it describes
+        # "Flextron, a network architecture …": the description names what it describes, and an
+        # apposition reads "Flextron: A network architecture …" (a capitalised word, not "Second,")
         named = re.match(r"([^\s,]+),\s+(?=(?:a|an|the)\s)", description, re.I)
-        if not named or not looks_like_a_name(named.group(1)):
+        if not named or not (looks_like_a_name(named.group(1)) or _apposed_name(named.group(1))):
             return description
         name = named.group(1)
     # "EE-LLM, a framework for …", "X (Y) is a method …": the name leads already; the rest describes it
@@ -821,8 +1038,9 @@ def lead_with_name(description: str, name: str | None) -> str:
         re.I,
     )
 
-    def uses(form: str) -> bool:  # a whole word: "PLASTIC" is not in "Input plasticity"
-        return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", description, re.I) is not None
+    def uses(form: str) -> bool:
+        # a whole word: "PLASTIC" is not in "Input plasticity", "CARTE" is in "--CARTE for …"
+        return re.search(rf"(?<![\w-])(?:--+)?{re.escape(form)}(?![\w-])", description, re.I) is not None
 
     together = re.fullmatch(r"(.+?) \((.+)\)", name)
     forms = (name, *together.groups()) if together else (name,)
@@ -841,10 +1059,14 @@ def lead_with_name(description: str, name: str | None) -> str:
         if described == description:
             return description
         description = described
+    if _repeats(description, name):
+        # "Social Environment Design: Social Environment": a description of the name's words only
+        # says nothing about it
+        return _name_alone(name)
     budget = MAX_TITLE_LENGTH - len(name) - 2
     shortened = grammar._shorten(description, budget) if budget >= 15 else ""
     if len(shortened.split()) < 2:
-        return grammar._shorten(name)
+        return _name_alone(name)
     return f"{name}: {grammar._capitalise(shortened)}"
 
 
@@ -870,7 +1092,13 @@ def hide_math(abstract: str) -> tuple[str, list[str]]:
             pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
         last = end
     pieces.append(abstract[last:])
-    return strip_markup("".join(pieces)), formulas
+    return _DASH.sub(" — ", strip_markup("".join(pieces))), formulas
+
+
+# A dash written as TeX's "--"/"---" or as "—" set against the words ("The architecture --CARTE for …--
+# uses", "simulate—and be simulated by—a"): spaced, so that it breaks phrases and does not glue the
+# words next to it into one. An en dash between words ("Kullback–Leibler") is not a break.
+_DASH = re.compile(r"\s*(?:(?<![-\w])-{2,3}(?!-)|(?<=\w)-{2,3}(?=[\s\w])|—)\s*")
 
 
 def restore_math(title: str, formulas: list[str]) -> str:
