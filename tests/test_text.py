@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from generator.analysis.text import keyword_slug, paper_slug, strip_markup, unique_titles
@@ -190,19 +192,21 @@ def test_a_title_does_not_end_on_due_or_a_negated_adjective(abstract: str, title
 
 
 def test_a_title_says_what_the_paper_does_not_that_it_does_it() -> None:
-    for abstract, start in [
+    for abstract, phrase in [
         (
             "We give the first tester-learner for halfspaces that succeeds universally over a wide class "
             "of structured distributions.",
-            "The tester-learner for halfspaces",  # "first", like "novel", is what every abstract says
+            "tester-learner for halfspaces",
         ),
         (
             "This work focuses on the training dynamics of one associative memory module storing outer "
             "products of token embeddings.",
-            "The training dynamics of one associative memory module",
+            "training dynamics of one associative memory module",
         ),
     ]:
-        assert derive_title(abstract).startswith(start), derive_title(abstract)
+        title = derive_title(abstract)
+        # "first", like "novel", is what every abstract says; "We give", "This work focuses on" say nothing
+        assert phrase in title.lower() and not re.search(r"\b(first|we|work|focuses)\b", title, re.I), title
 
 
 def test_a_title_keeps_its_subject_when_what_follows_is_no_verb_of_doing() -> None:
