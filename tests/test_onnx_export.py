@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +35,29 @@ def test_an_incomplete_export_is_not_used(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory):
-    return onnx_model(tmp_path_factory.mktemp("cache"))
+def export_run(tmp_path_factory: pytest.TempPathFactory):
+    """The export, made as a command-line build makes it: with a root logger that has no handler
+    (pytest gives it its own, which would hide a library calling ``logging.basicConfig``)."""
+    root = logging.getLogger()
+    kept = root.handlers[:]
+    root.handlers.clear()
+    try:
+        model = onnx_model(tmp_path_factory.mktemp("cache"))
+        added = root.handlers[:]
+    finally:
+        root.handlers[:] = kept
+    return model, added
+
+
+@pytest.fixture(scope="module")
+def exported(export_run):
+    return export_run[0]
+
+
+@pytest.mark.slow
+def test_export_leaves_the_root_logger_alone(export_run) -> None:
+    # A stderr handler left there prints every later MkDocs INFO line raw, even with --quiet.
+    assert export_run[1] == []
 
 
 @pytest.mark.slow

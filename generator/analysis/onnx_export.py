@@ -176,7 +176,14 @@ def _export(model_name: str, folder: Path) -> OnnxModel:
     # Widening products (hidden → 4 × hidden, the feed-forward's first) stay float32: quantised, they
     # put 1-2 % of abstracts below a cosine of 0.99 to PyTorch's vector (benchmarks/notes/meaning-search.md).
     widening = [node.name for node in graph.node if node.op_type == "MatMul" and _widens(graph, node)]
-    logging.disable(logging.WARNING)  # its advice to pre-process the graph, on the root logger
+    # Its advice to pre-process the graph goes to the root logger through logging.warning(), which
+    # installs a stderr handler on a root logger that has none: every later MkDocs line would then
+    # be printed raw ("INFO:mkdocs.commands.build:…"), --quiet or not. A handler of our own for the
+    # call keeps the root logger as it was, and the advice unprinted.
+    root = logging.getLogger()
+    silent = logging.NullHandler()
+    root.addHandler(silent)
+    logging.disable(logging.WARNING)
     try:
         quantize_dynamic(
             full_precision,
@@ -187,6 +194,7 @@ def _export(model_name: str, folder: Path) -> OnnxModel:
         )
     finally:
         logging.disable(logging.NOTSET)
+        root.removeHandler(silent)
     full_precision.unlink()
     (folder / VOCABULARY_FILE).write_text(
         "".join(f"{token}\n" for token, _ in sorted(tokenizer.vocab.items(), key=lambda item: item[1])),
