@@ -81,6 +81,20 @@ def test_many_changes_refit(
     assert not fit.reusable_for(list(fit.paper_keys[:-1]), fake_embedder.embed(["x"]).shape[1])
 
 
+def test_changes_are_told_as_a_reader_counts_them(fake_embedder: FakeEmbedder, tmp_path: Path) -> None:
+    texts, _ = themed_corpus(20)
+    run(papers_of(texts), fake_embedder, tmp_path)
+    fit = FitStore(tmp_path, fake_embedder.name).load()
+    assert fit is not None
+    keys = list(fit.paper_keys)
+    assert fit.describe_changes(keys) == "no paper changed"
+    edited = [*keys[:-1], "an edited abstract"]
+    assert fit.changed_papers(edited) == 2  # the old text and the new one
+    assert fit.describe_changes(edited) == "1 paper new or edited, 1 old text gone (edited or removed)"
+    assert fit.describe_changes(keys[:-2]) == "2 old texts gone (edited or removed)"
+    assert fit.describe_changes([*keys, "a", "b"]) == "2 papers new or edited"
+
+
 @pytest.mark.parametrize("damage", [b"", b"not a numpy archive", None])
 def test_unreadable_fit_is_refitted(
     fake_embedder: FakeEmbedder, tmp_path: Path, damage: bytes | None

@@ -188,8 +188,7 @@ def analyse(
     fit_store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
     fit = None if refit or fit_store is None else fit_store.load()
     if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
-        changed = plural(fit.changed_papers(keys), "paper")
-        reporter.info(f"analysis fit: {changed} changed since it was made; refitting")
+        reporter.info(f"analysis fit: {fit.describe_changes(keys)} since it was made; refitting")
         fit = None
 
     with reporter.stage("related papers"):
@@ -230,10 +229,7 @@ def analyse(
         map_job = start_map_layout(space.expanded, cache_dir)
     in_background = not map_job.done
     if fit is not None:
-        changed = fit.changed_papers(keys)
-        reporter.info(
-            f"analysis fit: reused ({plural(changed, 'paper')} new, edited or removed since it was made)"
-        )
+        reporter.info(f"analysis fit: reused ({fit.describe_changes(keys)} since it was made)")
 
     def on_map(layout: MapLayout) -> None:
         if fit is None and fit_store is not None:

@@ -53,6 +53,19 @@ class DigestFit:
         """Papers new or edited since the fit, plus the papers it knew that are gone."""
         return len(set(keys).symmetric_difference(self.paper_keys))
 
+    def describe_changes(self, keys: list[str]) -> str:
+        """What changed since the fit, as a reader counts it: an edited abstract is one paper new or
+        edited and one gone (its old text), which ``changed_papers`` counts as two."""
+        known = set(self.paper_keys)
+        new = len(set(keys) - known)
+        gone = len(known - set(keys))
+        if not new and not gone:
+            return "no paper changed"
+        parts = [f"{new} {'paper' if new == 1 else 'papers'} new or edited"] if new else []
+        if gone:
+            parts.append(f"{gone} old {'text' if gone == 1 else 'texts'} gone (edited or removed)")
+        return ", ".join(parts)
+
     def reusable_for(self, keys: list[str], dimensions: int) -> bool:
         if self.space.dimensions not in (None, dimensions):
             return False
