@@ -61,6 +61,8 @@ class BuildRequest:
     wait_for_lock: bool = False
     """When another build is writing the docs folder (``paper-digest serve`` rebuilding), wait for it
     instead of stopping with an error."""
+    site_url: str | None = None
+    """Where the site is served, over mkdocs.yml's ``site_url`` (a preview on another address)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,9 @@ def _build(
     try:
         # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
         with dated(source_date_epoch(request.inputs)):
-            report, digest = _write_and_build(settings, analysis, output, reporter, settled, meaning)
+            report, digest = _write_and_build(
+                settings, analysis, output, reporter, settled, meaning, request.site_url
+            )
         if settled is not None and request.address_record is not None:
             record = next_record(settled, [paper.entry.slug for paper in digest.papers])
             write_record(request.address_record, record)
@@ -327,6 +331,7 @@ def _write_and_build(
     reporter: Reporter,
     settled: SettledPapers | None = None,
     meaning: _MeaningInputs | None = None,
+    site_url: str | None = None,
 ) -> tuple[DocsWriteReport, Digest]:
     """Render, stage and build. When the paper map is still being laid out and there is a site to
     build, MkDocs builds it meanwhile, with the files that hold map positions as empty placeholders
@@ -338,7 +343,7 @@ def _write_and_build(
         renderer = PageRenderer(
             RenderOptions(
                 papers_per_list_page=settings.papers_per_list_page,
-                site_url=configured_site_url(settings.resolve(settings.mkdocs_config)),
+                site_url=site_url or configured_site_url(settings.resolve(settings.mkdocs_config)),
             ),
             templates_override=override if override.is_dir() else None,
         )
@@ -372,13 +377,17 @@ def _write_and_build(
         return report, digest
 
     config_file = settings.resolve(settings.mkdocs_config)
-    fingerprint = site_fingerprint(report.fingerprint, config_file, *_shown_on_every_page(pending.digest))
+    fingerprint = site_fingerprint(
+        report.fingerprint, config_file, *_shown_on_every_page(pending.digest), site_url=site_url
+    )
     if map_is_late:
         with reporter.stage("mkdocs build"):
-            build_site(config_file, output.staged_docs, output.staged_site)
+            build_site(config_file, output.staged_docs, output.staged_site, site_url=site_url)
         digest = analysis.complete()  # reports the map's one line when it is laid out
         report = output.replace_docs(renderer.render_data(digest))
-        fingerprint = site_fingerprint(report.fingerprint, config_file, *_shown_on_every_page(pending.digest))
+        fingerprint = site_fingerprint(
+            report.fingerprint, config_file, *_shown_on_every_page(pending.digest), site_url=site_url
+        )
     elif output.site_is_current(fingerprint):
         reporter.info("mkdocs build: skipped, the site is already built from these pages")
         output.keep_current_site()
@@ -397,6 +406,7 @@ def _write_and_build(
                 output.staged_site,
                 update=update,
                 removed_docs=report.removed_files,
+                site_url=site_url,
             )
     output.publish(fingerprint)
     return report, digest

@@ -31,6 +31,7 @@ from generator.site.preview import (
     describe_changes,
     file_states,
     parse_address,
+    served_site_url,
     with_banner,
 )
 from generator.sources.identity import ADDRESS_RECORD
@@ -90,8 +91,9 @@ class Running:
 
 
 @pytest.fixture
-def running(tmp_path: Path) -> Iterator[Running]:
+def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
     """A preview of a small digest (the fake embedder), served on a free port in a thread."""
+    monkeypatch.delenv("SITE_URL", raising=False)  # mkdocs.yml's local default then applies
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
     inputs = tmp_path / "abstracts"
     inputs.mkdir()
@@ -130,6 +132,11 @@ def save(path: Path, abstracts: list[str]) -> None:
 def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -> None:
     first = running.page()
     assert NEW_WORD not in first
+    # Served on a free port, not mkdocs.yml's 127.0.0.1:8000: the pages say where they really are
+    # (Material's instant navigation follows only the addresses the sitemap names).
+    assert f'<link rel="canonical" href="{running.origin}/"' in first
+    sitemap = (running.request.site_dir / "sitemap.xml").read_text(encoding="utf-8")
+    assert f"<loc>{running.origin}/</loc>" in sitemap and "127.0.0.1:8000" not in sitemap
     save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
     seconds = wait_for(lambda: NEW_WORD in running.page(), 30, "the new paper on the home page")
     assert seconds < 20
@@ -333,6 +340,18 @@ def test_changes_are_found_and_named(tmp_path: Path) -> None:
     assert describe_changes(changed, tmp_path) == "abstracts/a.txt, abstracts/b.txt, abstracts/c.csv changed"
     assert describe_changes(changed, tmp_path, shown=1) == "abstracts/a.txt and 2 more changed"
     assert changed_files(before, before) == []
+
+
+def test_a_preview_on_another_local_address_builds_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SITE_URL", raising=False)
+    local = "http://127.0.0.1:8000/"
+    assert served_site_url(local, ("127.0.0.1", 8000)) is None
+    assert served_site_url(local, ("127.0.0.1", 8001)) == "http://127.0.0.1:8001/"
+    assert served_site_url("http://localhost:8000/digest/", ("::1", 9000)) == "http://[::1]:9000/digest/"
+    assert served_site_url("https://owner.github.io/repo/", ("127.0.0.1", 8001)) is None
+    assert served_site_url(None, ("127.0.0.1", 8001)) is None
+    monkeypatch.setenv("SITE_URL", "http://127.0.0.1:8000/")
+    assert served_site_url(local, ("127.0.0.1", 8001)) is None  # given to serve: it wins
 
 
 def test_addresses_are_read_or_refused() -> None:

@@ -379,7 +379,11 @@ class SiteFingerprint:
 
 
 def site_fingerprint(
-    docs_fingerprint: str, config_file: Path, site_name: str, nav_lists_topics: bool = True
+    docs_fingerprint: str,
+    config_file: Path,
+    site_name: str,
+    nav_lists_topics: bool = True,
+    site_url: str | None = None,
 ) -> SiteFingerprint:
     """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
     read, the digest's name and whether the navigation lists Topics (every page shows both), the
@@ -393,6 +397,7 @@ def site_fingerprint(
     parts = [config_file.read_text(encoding="utf-8"), settings_fingerprint(), site_name]
     parts += [] if nav_lists_topics else ["no topics in the navigation"]
     parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
+    parts += [f"site_url={site_url}"] if site_url else []
     parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "pagefind-bin")]
     parts.append(source_fingerprint())
     settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
@@ -429,12 +434,17 @@ def _show_mkdocs_warnings() -> None:
 
 
 def build_site(
-    config_file: Path, docs_dir: Path, site_dir: Path, update: bool = False, removed_docs: Sequence[str] = ()
+    config_file: Path,
+    docs_dir: Path,
+    site_dir: Path,
+    update: bool = False,
+    removed_docs: Sequence[str] = (),
+    site_url: str | None = None,
 ) -> None:
     """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder). It is emptied first,
     unless ``update``: then it holds a copy of the previous site, built with the same settings, and
     only pages whose Markdown changed are built again (``generator.site.update``); ``removed_docs``
-    are the docs files gone since, whose pages are removed."""
+    are the docs files gone since, whose pages are removed. ``site_url`` wins over mkdocs.yml's."""
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort, MkDocsException
 
@@ -442,8 +452,9 @@ def build_site(
     from generator.site.update import QuietDirtyWarning, SiteUpdate
 
     _show_mkdocs_warnings()
+    served_at = {"site_url": site_url} if site_url else {}
     config = load_digest_config(
-        config_file, docs_dir=str(docs_dir.resolve()), site_dir=str(site_dir.resolve())
+        config_file, docs_dir=str(docs_dir.resolve()), site_dir=str(site_dir.resolve()), **served_at
     )
     build_logger = logging.getLogger("mkdocs.commands.build")
     quiet = QuietDirtyWarning()

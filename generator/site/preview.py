@@ -23,6 +23,7 @@ edits the build may have read too early) when it has finished.
 from __future__ import annotations
 
 import html
+import os
 import socket
 import threading
 import time
@@ -236,6 +237,8 @@ class Preview:
         self._stop = threading.Event()
         self.server: PreviewServer | None = None
         self._warming: threading.Thread | None = None
+        self._site_url: str | None = None
+        """Where the pages say they are served, when not where mkdocs.yml says (``served_site_url``)."""
 
     @property
     def site_dir(self) -> Path:
@@ -253,6 +256,9 @@ class Preview:
             self._address or (owner_address if isinstance(owner_address, str) else None) or DEFAULT_ADDRESS
         )
         _check_free(address)  # before the build, which takes minutes at a conference's size
+        self._site_url = served_site_url(configured_site_url(config_file), address)
+        if self._site_url is not None:
+            self._reporter.info(f"site_url: {self._site_url} (the address served on)")
         self._sources = file_states(target.sources())
         try:
             self._build(target, "start")
@@ -261,7 +267,7 @@ class Preview:
                 raise
             self._failed(error)
             self._seen_stamp = _site_stamp(target.site_dir)
-        mount_path = urlsplit(configured_site_url(config_file) or "/").path or "/"
+        mount_path = urlsplit(self._site_url or configured_site_url(config_file) or "/").path or "/"
         self.server = PreviewServer(self.rebuild, address, target.site_dir, mount_path, lambda: self.failure)
         self._watch(target)
         return self.server
@@ -328,6 +334,8 @@ class Preview:
 
     def _build(self, target: PreviewTarget, reason: str) -> None:
         request = target.request if reason == "start" else replace(target.request, refit=False)
+        if self._site_url is not None:
+            request = replace(request, site_url=self._site_url)
         with self._building:
             started = time.perf_counter()
             if self._warming is not None:  # one model load at a time
@@ -415,6 +423,27 @@ def _site_stamp(site_dir: Path) -> str | None:
         return (site_dir / SITE_STAMP).read_text(encoding="utf-8")
     except OSError:
         return None
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0")
+
+
+def served_site_url(configured: str | None, address: tuple[str, int]) -> str | None:
+    """The ``site_url`` a preview on ``address`` should build with, when mkdocs.yml names a local
+    address that is not it (the default names 127.0.0.1:8000, and ``--dev-addr`` may differ): pages
+    carry it in their canonical links and sitemap, and Material's instant navigation follows only
+    links the sitemap names, so a stale port makes every click a full page load. ``None`` keeps the
+    configured one: a public address (``SITE_URL``, set by the publishing workflow) is not ours to
+    change, and ``SITE_URL`` given to ``serve`` wins."""
+    if os.environ.get("SITE_URL") or configured is None:
+        return None
+    parts = urlsplit(configured)
+    if parts.hostname not in LOOPBACK_HOSTS:
+        return None
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    served = f"http://{shown}:{port}{parts.path or '/'}"
+    return None if served == configured else served
 
 
 def _check_free(address: tuple[str, int]) -> None:
