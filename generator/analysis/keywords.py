@@ -10,7 +10,8 @@ is only a piece of a longer candidate. One word that those abstracts show to be 
 not a noun) is never a keyword. Measured on NeurIPS 2023 author keywords
 (``benchmarks/keyword_quality.py``, never trained on), see benchmarks/notes/keywords-topics.md.
 
-Only phrases that two papers share, or that one abstract uses twice, are embedded (with all of an
+Only phrases that two papers share, that one abstract uses twice or that its given title uses (the
+title's phrases are candidates even where the abstract never uses them) are embedded (with all of an
 abstract's phrases when that leaves it too few): that keeps the embedding work, the bulk of
 KeyBERT's cost, to a few thousand phrases per thousand papers. All distinct phrases of the digest
 are embedded in one batched call through the cached embedder.

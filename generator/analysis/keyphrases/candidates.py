@@ -186,8 +186,9 @@ def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
 
 
 def abstract_candidates(abstract: str, title: str | None = None, tails: bool = True) -> dict[str, Candidate]:
-    """The candidates of one abstract, by key. ``title`` (a given one) only marks ``in_title``.
-    Without ``tails``, only whole phrases: a span always preceded by the same word is dropped too."""
+    """The candidates of one abstract, by key. ``title`` (a given one) marks ``in_title`` and adds its
+    phrases the abstract never uses (count 0). Without ``tails``, only whole phrases: a span always
+    preceded by the same word is dropped too."""
     clean = _BREAKING_SYMBOLS.sub(PHRASE_BREAK, strip_markup(abstract, gap=PHRASE_BREAK))
     acronyms = {short: canonical(expansion) for short, expansion in find_acronyms(clean).items()}
     body = _ACRONYM_DEFINITION.sub(
