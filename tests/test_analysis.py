@@ -141,6 +141,9 @@ def test_a_shorter_keyword_used_apart_stays_beside_the_longer() -> None:
     # by key: "graph" beside "graph-based clustering" says "graph" twice
     hyphenated = _counted(graph=2, graph__based_clustering=3)
     assert _says_again("graph", "graph based clustering", hyphenated)
+    # both only the given title's (no use in the abstract): "transport" says "optimal transport" again
+    assert _says_again("transport", "optimal transport", _counted(transport=0, optimal_transport=0))
+    assert not _says_again("transport", "optimal transport", _counted(transport=1, optimal_transport=0))
 
 
 def test_a_longer_keyword_takes_the_place_of_the_word_it_holds() -> None:
@@ -228,6 +231,27 @@ def test_an_acronym_inside_a_phrase_is_spelled_out_as_the_digest_defines_it() ->
     assert "preference based rl" not in second and "rl agent" not in second
     assert second["preference based reinforcement learning"].count == 3
     assert second["reinforcement learning agent"].form == "reinforcement learning agent"
+
+
+def test_a_given_titles_phrases_are_candidates_even_if_the_abstract_never_uses_them(fake_embedder) -> None:
+    """Authors' keywords often come from their title: its phrases are candidates with no uses in the
+    abstract, read with the abstract's acronyms, always ranked, and no use the digest's papers share."""
+    abstracts = [
+        "Large language models (LLMs) follow instructions. We tune LLMs on preference pairs.",
+        "We tune large language models on preference pairs with a reward.",
+    ]
+    titles = ["Watermarking LLMs via Token Lattices", None]
+    candidates = find_candidates(abstracts, titles, 5)
+    first = candidates.per_paper[0]
+    assert first["large language model"].in_title and first["large language model"].count == 2
+    assert first["token lattice"].count == 0 and first["token lattice"].in_title
+    assert first["token lattice"].first_position == 1.0
+    assert "llm" not in first and "token lattice" not in candidates.per_paper[1]
+    assert candidates.papers_using["token lattice"] == 0
+    assert "token lattice" in candidates.to_embed
+    ranked = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    assert "token lattice" in [k.text for k in ranked[0]]
+    assert not abstract_candidates(abstracts[1]).keys() & {"token lattice", "watermarking"}
 
 
 def test_a_possessive_ends_its_owners_phrase() -> None:

@@ -10,7 +10,8 @@ is only a piece of a longer candidate. One word that those abstracts show to be 
 not a noun) is never a keyword. Measured on NeurIPS 2023 author keywords
 (``benchmarks/keyword_quality.py``, never trained on), see benchmarks/notes/keywords-topics.md.
 
-Only phrases that two papers share, or that one abstract uses twice, are embedded (with all of an
+Only phrases that two papers share, that one abstract uses twice or that its given title uses (the
+title's phrases are candidates even where the abstract never uses them) are embedded (with all of an
 abstract's phrases when that leaves it too few): that keeps the embedding work, the bulk of
 KeyBERT's cost, to a few thousand phrases per thousand papers. All distinct phrases of the digest
 are embedded in one batched call through the cached embedder.
@@ -66,7 +67,9 @@ def find_candidates(
     per_paper = resolve_acronyms(per_paper)
     papers_using: Counter[str] = Counter()
     for candidates in per_paper:
-        papers_using.update(candidates.keys())
+        # Abstracts only, as the ranker learned it (training hides titles): a phrase only a title
+        # uses is no phrase the digest's papers share.
+        papers_using.update(key for key, candidate in candidates.items() if candidate.count)
     stats = word_stats()
     to_embed: set[str] = set()
     for candidates in per_paper:
@@ -78,6 +81,8 @@ def find_candidates(
             if papers_using[key] >= MIN_SUPPORT
             or candidates[key].count >= MIN_SUPPORT
             or candidates[key].defined_by_acronym
+            # A given title's phrase: the title bonus makes it a likely keyword, so it is always ranked.
+            or candidates[key].in_title
         ]
         to_embed.update(supported if len(supported) >= top_n else showable)
     return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed))
@@ -179,7 +184,9 @@ def _says_again(shorter: str, longer: str, candidates: dict[str, Candidate]) -> 
         return False
     inside = candidates[longer].count
     apart = candidates[shorter].count - inside
-    return apart < inside
+    # Never used apart says again too when neither is used in the abstract (both only the title's:
+    # "transport" beside "optimal transport").
+    return apart < max(inside, 1)
 
 
 def rank_keywords(

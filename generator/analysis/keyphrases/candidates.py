@@ -186,16 +186,15 @@ def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
 
 
 def abstract_candidates(abstract: str, title: str | None = None, tails: bool = True) -> dict[str, Candidate]:
-    """The candidates of one abstract, by key. ``title`` (a given one) only marks ``in_title``.
-    Without ``tails``, only whole phrases: a span always preceded by the same word is dropped too."""
+    """The candidates of one abstract, by key. ``title`` (a given one) marks ``in_title`` and adds its
+    phrases the abstract never uses (count 0). Without ``tails``, only whole phrases: a span always
+    preceded by the same word is dropped too."""
     clean = _BREAKING_SYMBOLS.sub(PHRASE_BREAK, strip_markup(abstract, gap=PHRASE_BREAK))
     acronyms = {short: canonical(expansion) for short, expansion in find_acronyms(clean).items()}
     body = _ACRONYM_DEFINITION.sub(
         lambda m: PHRASE_BREAK if singular_token(m.group(1)) in acronyms else m.group(0), clean
     )
-    if acronyms:
-        names = "|".join(map(re.escape, sorted(acronyms, key=len, reverse=True)))
-        body = re.sub(rf"(?<![\w-])({names})s?(?![\w-])", lambda m: acronyms[m.group(1)], body)
+    body = _spelled_out(body, acronyms)
     runs = _runs(body)
     total = max(1, sum(len(run) for run in runs))
     candidates: dict[str, Candidate] = {}
@@ -249,10 +248,25 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
         if key in candidates:
             candidates[key].defined_by_acronym = True
     if title:
-        in_title = set(abstract_candidates(title))
+        # The title read with the abstract's acronyms, so its "LLMs" is the abstract's phrase.
+        titled = abstract_candidates(_spelled_out(title, acronyms))
         for key, candidate in candidates.items():
-            candidate.in_title = key in in_title
+            candidate.in_title = key in titled
+        # A given title's phrase is a candidate even if the abstract never uses it: authors' keywords
+        # often come from their title (NeurIPS 2023: 3.9 % of author keywords are in the title and not
+        # the abstract). It has no uses and no place in the abstract (count 0, position 1).
+        for key, phrase in titled.items():
+            if key not in candidates:
+                candidates[key] = Candidate(key, phrase.form, 0, 1.0, phrase.words, in_title=True)
     return candidates
+
+
+def _spelled_out(text: str, acronyms: dict[str, str]) -> str:
+    """``text`` with the acronyms an abstract defined replaced by their expansions."""
+    if not acronyms:
+        return text
+    names = "|".join(map(re.escape, sorted(acronyms, key=len, reverse=True)))
+    return re.sub(rf"(?<![\w-])({names})s?(?![\w-])", lambda m: acronyms[m.group(1)], text)
 
 
 def corpus_spellings(per_abstract: Iterable[dict[str, Candidate]]) -> dict[str, str]:

@@ -297,12 +297,14 @@ def paper_features(
     ``similarities``); ``candidates`` are all the paper's, ``papers_using`` counts the digest's
     papers using each key, ``papers`` is the digest's size."""
     log_papers = math.log(max(papers, 2))
-    words_of = {key: [singular(word) for word in key.split()] for key in candidates}
+    # A phrase only the title uses (count 0) is no part of the abstract's phrase structure, which is
+    # what the ranker learned from (training hides titles).
+    words_of = {key: [singular(word) for word in key.split()] for key, c in candidates.items() if c.count}
     rows = np.zeros((len(keys), len(FEATURES)), dtype=np.float64)
     closest = max(similarities, default=0.0)
     for row, (key, similarity) in enumerate(zip(keys, similarities, strict=True)):
         candidate = candidates[key]
-        words = words_of[key]
+        words = words_of.get(key) or [singular(word) for word in key.split()]
         one_word = len(words) == 1
         head = words[-1]
         head_title_logit = _logit(stats.title_rate(head))
