@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
+from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.titles import (
     FEATURES,
     MODEL_FILE,
     NAME_FEATURES,
     WORD_FEATURES,
     TitleModel,
-    Trees,
     derive_title,
     hide_math,
     is_background,
@@ -42,26 +42,16 @@ BACKGROUND_FIRST = (
 )
 
 
-def test_trees_predict_as_scikit_learn_does() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(400, 5)).astype(np.float32)
-    y = x[:, 0] * 2 + np.sin(x[:, 1]) + (x[:, 2] > 0)
-    regressor = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(x, y)
-    assert np.allclose(Trees.from_histogram_boosting(regressor).predict(x), regressor.predict(x))
-    classifier = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(x, y > 1)
-    assert np.allclose(Trees.from_histogram_boosting(classifier).predict(x), classifier.decision_function(x))
-
-
 def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     rng = np.random.default_rng(1)
     x = rng.normal(size=(300, len(FEATURES))).astype(np.float32)
-    titles = Trees.from_histogram_boosting(HistGradientBoostingRegressor(max_iter=5).fit(x, x[:, 0]))
+    titles = BoostedTrees.from_histogram_boosting(HistGradientBoostingRegressor(max_iter=5).fit(x, x[:, 0]))
     names_x = x[:, : len(NAME_FEATURES)]
-    names = Trees.from_histogram_boosting(
+    names = BoostedTrees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(names_x, x[:, 1] > 0)
     )
     words_x = x[:, : len(WORD_FEATURES)]
-    words = Trees.from_histogram_boosting(
+    words = BoostedTrees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(words_x, x[:, 2] > 0)
     )
     model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2}, words)
