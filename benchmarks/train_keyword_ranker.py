@@ -43,13 +43,13 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
 from keyword_quality import load_eval  # noqa: E402
 
+from generator.analysis.boosted_trees import BoostedTrees  # noqa: E402
 from generator.analysis.keyphrases.canonical import lower, singular  # noqa: E402
 from generator.analysis.keyphrases.ranker import (  # noqa: E402
     FEATURES,
     MODEL_FILE,
     WORD_STATS_FILE,
     KeywordModel,
-    Tree,
     WordStats,
     may_show,
     paper_features,
@@ -248,23 +248,9 @@ def fit(rows: list[np.ndarray], labels: list[np.ndarray], title_bonus: float) ->
         early_stopping=False,
         random_state=0,
     ).fit(np.vstack(rows), np.concatenate(labels))
-    trees = []
-    for (predictor,) in boosting._predictors:
-        nodes = predictor.nodes
-        trees.append(
-            Tree(
-                feature=nodes["feature_idx"].astype(np.int64),
-                threshold=nodes["num_threshold"].astype(np.float64),
-                left=nodes["left"].astype(np.int64),
-                right=nodes["right"].astype(np.int64),
-                leaf=nodes["is_leaf"].astype(bool),
-                value=nodes["value"].astype(np.float64),
-            )
-        )
     return KeywordModel(
         features=FEATURES,
-        baseline=float(np.ravel(boosting._baseline_prediction)[0]),
-        trees=tuple(trees),
+        trees=BoostedTrees.from_histogram_boosting(boosting),
         title_bonus=title_bonus,
     )
 

@@ -47,11 +47,11 @@ from title_quality import HELD_BACK, content_stems, method_name, rouge1  # noqa:
 
 from generator.analysis import text as text_module  # noqa: E402
 from generator.analysis import titles  # noqa: E402
+from generator.analysis.boosted_trees import BoostedTrees  # noqa: E402
 from generator.analysis.titles import (  # noqa: E402
     NameCandidate,
     TitleCandidate,
     TitleModel,
-    Trees,
     abstract_facts,
     best_candidate,
     candidate_features,
@@ -359,13 +359,13 @@ def train(papers: list[Paper]) -> TitleModel:
     scorer, picked = fit_titles(papers, counts, chances)
     names, threshold = fit_names(papers, usage, picked, chances)
     return TitleModel(
-        titles=Trees.from_histogram_boosting(scorer),
-        names=Trees.from_histogram_boosting(names),
+        titles=BoostedTrees.from_histogram_boosting(scorer),
+        names=BoostedTrees.from_histogram_boosting(names),
         name_threshold=threshold,
         title_rate={w: round(r, 4) for w, r in counts.rates().items()},
         base_rate=counts.base_rate,
         abstracts_using={name: round(float(np.log1p(n)), 3) for name, n in usage.items() if n >= 2},
-        words=Trees.from_histogram_boosting(words),
+        words=BoostedTrees.from_histogram_boosting(words),
     )
 
 

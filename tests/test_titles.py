@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
+from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.titles import (
     FEATURES,
     MODEL_FILE,
     NAME_FEATURES,
     WORD_FEATURES,
     TitleModel,
-    Trees,
     derive_title,
     hide_math,
     is_background,
@@ -42,26 +42,16 @@ BACKGROUND_FIRST = (
 )
 
 
-def test_trees_predict_as_scikit_learn_does() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(400, 5)).astype(np.float32)
-    y = x[:, 0] * 2 + np.sin(x[:, 1]) + (x[:, 2] > 0)
-    regressor = HistGradientBoostingRegressor(max_iter=30, random_state=0).fit(x, y)
-    assert np.allclose(Trees.from_histogram_boosting(regressor).predict(x), regressor.predict(x))
-    classifier = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(x, y > 1)
-    assert np.allclose(Trees.from_histogram_boosting(classifier).predict(x), classifier.decision_function(x))
-
-
 def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     rng = np.random.default_rng(1)
     x = rng.normal(size=(300, len(FEATURES))).astype(np.float32)
-    titles = Trees.from_histogram_boosting(HistGradientBoostingRegressor(max_iter=5).fit(x, x[:, 0]))
+    titles = BoostedTrees.from_histogram_boosting(HistGradientBoostingRegressor(max_iter=5).fit(x, x[:, 0]))
     names_x = x[:, : len(NAME_FEATURES)]
-    names = Trees.from_histogram_boosting(
+    names = BoostedTrees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(names_x, x[:, 1] > 0)
     )
     words_x = x[:, : len(WORD_FEATURES)]
-    words = Trees.from_histogram_boosting(
+    words = BoostedTrees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(words_x, x[:, 2] > 0)
     )
     model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2}, words)
@@ -134,6 +124,11 @@ def test_background_statements_are_recognised(title: str, background: bool) -> N
         ("Temperature ensembles for calibrating deep classifiers", False),
         ("On the convergence of adaptive methods", False),
         ("Learning rates matter", False),
+        # a finite verb without its subject
+        ("Involves constructing a graph from features", True),
+        ("Requires the model to be calibrated", True),
+        ("Attacks on language models", False),
+        ("Models of long documents", False),
     ],
 )
 def test_a_sentence_is_no_title(phrase: str, sentence: bool) -> None:
@@ -278,19 +273,6 @@ def test_a_description_of_the_names_words_only_is_no_description() -> None:
 def test_a_capitalised_word_set_before_a_description_is_its_name() -> None:
     assert lead_with_name("Flextron, a network architecture", None) == "Flextron: A network architecture"
     assert lead_with_name("Second, a network architecture", None) == "Second, a network architecture"
-
-
-@pytest.mark.parametrize(
-    ("phrase", "sentence"),
-    [
-        ("Involves constructing a graph from features", True),
-        ("Requires the model to be calibrated", True),
-        ("Attacks on language models", False),
-        ("Models of long documents", False),
-    ],
-)
-def test_a_finite_verb_without_its_subject_is_a_sentence(phrase: str, sentence: bool) -> None:
-    assert reads_as_a_sentence(phrase) is sentence
 
 
 def test_a_leading_sentence_adverb_and_a_hanging_function_phrase_are_dropped() -> None:

@@ -26,6 +26,7 @@ from importlib import resources
 import numpy as np
 
 from generator.analysis import text as grammar
+from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.text import MAX_TITLE_LENGTH, find_math_spans, split_sentences, strip_markup
 
 MODEL_FILE = "title_model.npz"
@@ -724,97 +725,13 @@ def name_features(
 
 
 @dataclass(frozen=True)
-class Trees:
-    """Gradient-boosted trees exported from scikit-learn's HistGradientBoosting models: the sum of the
-    leaves a row reaches, plus the baseline (a regressor's prediction, a classifier's log-odds)."""
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    leaf: np.ndarray
-    value: np.ndarray
-    roots: np.ndarray
-    """Each tree's first node in the arrays above."""
-    baseline: float
-
-    def predict(self, rows: np.ndarray) -> np.ndarray:
-        total = np.full(len(rows), self.baseline, dtype=np.float64)
-        index = np.arange(len(rows))
-        for root in self.roots:
-            node = np.full(len(rows), root, dtype=np.int64)
-            open_ = ~self.leaf[node]
-            while open_.any():
-                at = node[open_]
-                go_left = rows[index[open_], self.feature[at]] <= self.threshold[at]
-                node[open_] = np.where(go_left, self.left[at], self.right[at])
-                open_ = ~self.leaf[node]
-            total += self.value[node]
-        return total
-
-    @classmethod
-    def from_histogram_boosting(cls, model) -> Trees:
-        """The trees of a fitted scikit-learn HistGradientBoostingRegressor, or of a binary
-        HistGradientBoostingClassifier (then ``predict`` gives its ``decision_function``)."""
-        parts: dict[str, list[np.ndarray]] = {
-            k: [] for k in ("feature", "threshold", "left", "right", "leaf")
-        }
-        values, roots, offset = [], [], 0
-        for (predictor,) in model._predictors:
-            nodes = predictor.nodes
-            roots.append(offset)
-            parts["feature"].append(nodes["feature_idx"])
-            parts["threshold"].append(nodes["num_threshold"])
-            parts["left"].append(nodes["left"] + offset)
-            parts["right"].append(nodes["right"] + offset)
-            parts["leaf"].append(nodes["is_leaf"].astype(bool))
-            values.append(nodes["value"])
-            offset += len(nodes)
-        return cls(
-            feature=np.concatenate(parts["feature"]).astype(np.int64),
-            threshold=np.concatenate(parts["threshold"]).astype(np.float64),
-            left=np.concatenate(parts["left"]).astype(np.int64),
-            right=np.concatenate(parts["right"]).astype(np.int64),
-            leaf=np.concatenate(parts["leaf"]),
-            value=np.concatenate(values).astype(np.float64),
-            roots=np.array(roots, dtype=np.int64),
-            baseline=float(np.ravel(model._baseline_prediction)[0]),
-        )
-
-    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
-        return {
-            f"{prefix}_feature": self.feature.astype(np.int16),
-            f"{prefix}_threshold": self.threshold.astype(np.float64),
-            f"{prefix}_left": self.left.astype(np.int32),
-            f"{prefix}_right": self.right.astype(np.int32),
-            f"{prefix}_leaf": self.leaf.astype(bool),
-            f"{prefix}_value": self.value.astype(np.float64),
-            f"{prefix}_roots": self.roots.astype(np.int32),
-            f"{prefix}_baseline": np.array(self.baseline),
-        }
-
-    @classmethod
-    def from_arrays(cls, data, prefix: str) -> Trees:
-        return cls(
-            feature=data[f"{prefix}_feature"].astype(np.int64),
-            threshold=data[f"{prefix}_threshold"],
-            left=data[f"{prefix}_left"].astype(np.int64),
-            right=data[f"{prefix}_right"].astype(np.int64),
-            leaf=data[f"{prefix}_leaf"].astype(bool),
-            value=data[f"{prefix}_value"],
-            roots=data[f"{prefix}_roots"].astype(np.int64),
-            baseline=float(data[f"{prefix}_baseline"]),
-        )
-
-
-@dataclass(frozen=True)
 class TitleModel:
     """What ``benchmarks/train_title_model.py`` learns: a scorer of candidate titles, a detector of
     the abstract's method name, and the word statistics their features read."""
 
-    titles: Trees
+    titles: BoostedTrees
     """Predicts how far a candidate's ROUGE-1 against the real title lies above its abstract's mean."""
-    names: Trees
+    names: BoostedTrees
     """Log-odds that a name candidate is the name the real title leads with."""
     name_threshold: float
     """The log-odds above which the best name candidate leads the title."""
@@ -825,7 +742,7 @@ class TitleModel:
     abstracts_using: dict[str, float]
     """log(1 + how many training abstracts use a name candidate), by its lower-cased spelling:
     a paper's own name is rare, a baseline's ("GPT-4", "ImageNet") common."""
-    words: Trees | None = None
+    words: BoostedTrees | None = None
     """Log-odds that a content word of the abstract is in the title (``word_features``)."""
 
     def save(self, path) -> None:
@@ -862,15 +779,15 @@ class TitleModel:
             if has_words and tuple(data["word_features"].tolist()) != WORD_FEATURES:
                 raise ValueError(f"{MODEL_FILE} was trained on other word features; retrain it")
             return cls(
-                titles=Trees.from_arrays(data, "title_trees"),
-                names=Trees.from_arrays(data, "name_trees"),
+                titles=BoostedTrees.from_arrays(data, "title_trees"),
+                names=BoostedTrees.from_arrays(data, "name_trees"),
                 name_threshold=float(data["name_threshold"]),
                 title_rate=dict(zip(data["words"].tolist(), data["rates"].tolist(), strict=True)),
                 base_rate=float(data["base_rate"]),
                 abstracts_using=dict(
                     zip(data["names"].tolist(), data["abstracts_using"].tolist(), strict=True)
                 ),
-                words=Trees.from_arrays(data, "word_trees") if has_words else None,
+                words=BoostedTrees.from_arrays(data, "word_trees") if has_words else None,
             )
 
 
@@ -896,7 +813,7 @@ def shipped_model() -> TitleModel:
 # --- choosing ---------------------------------------------------------------------------------
 
 
-def _predict_each(trees: Trees, rows: list[np.ndarray], width: int) -> list[np.ndarray]:
+def _predict_each(trees: BoostedTrees, rows: list[np.ndarray], width: int) -> list[np.ndarray]:
     """``trees.predict`` over every abstract's rows at once (the trees are walked once for all), split
     back by abstract."""
     if not rows:

@@ -26,6 +26,7 @@ from importlib import resources
 
 import numpy as np
 
+from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.keyphrases.candidates import Candidate
 from generator.analysis.keyphrases.canonical import is_acronym, singular
 from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, VERBS
@@ -166,80 +167,24 @@ def cut(candidate: Candidate, stats: WordStats) -> bool:
 
 
 @dataclass(frozen=True)
-class Tree:
-    """One regression tree of the boosted model, as arrays over its nodes: a row goes left when its
-    ``feature`` is at most ``threshold``, and a leaf adds its ``value``."""
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    leaf: np.ndarray
-    value: np.ndarray
-
-    def scores(self, flat: np.ndarray, width: int, count: int) -> np.ndarray:
-        """The leaf values of ``count`` rows of ``width`` features given as one flat array; only the
-        rows not yet at a leaf walk on."""
-        node = np.zeros(count, dtype=np.int64)
-        active = np.flatnonzero(~self.leaf[node])
-        while len(active):
-            at = node[active]
-            goes_left = flat[active * width + self.feature[at]] <= self.threshold[at]
-            after = np.where(goes_left, self.left[at], self.right[at])
-            node[active] = after
-            active = active[~self.leaf[after]]
-        return self.value[node]
-
-    def to_json(self) -> dict[str, list]:
-        return {
-            "feature": [int(v) for v in self.feature],
-            "threshold": [float(v) for v in self.threshold],
-            "left": [int(v) for v in self.left],
-            "right": [int(v) for v in self.right],
-            "value": [round(float(v), 8) for v in self.value],
-            "leaf": [int(v) for v in self.leaf],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, list]) -> Tree:
-        left = np.asarray(data["left"], dtype=np.int64)
-        right = np.asarray(data["right"], dtype=np.int64)
-        return cls(
-            feature=np.asarray(data["feature"], dtype=np.int64),
-            threshold=np.asarray(data["threshold"], dtype=np.float64),
-            left=left,
-            right=right,
-            leaf=np.asarray(data["leaf"], dtype=bool),
-            value=np.asarray(data["value"], dtype=np.float64),
-        )
-
-
-@dataclass(frozen=True)
 class KeywordModel:
     """Gradient-boosted regression trees over ``FEATURES`` (scikit-learn's histogram gradient boosting,
-    logistic loss): a candidate's score is ``baseline`` plus each tree's leaf value, a log-odds."""
+    logistic loss): a candidate's score is the trees' baseline plus each tree's leaf value, a log-odds."""
 
     features: tuple[str, ...]
-    baseline: float
-    trees: tuple[Tree, ...]
+    trees: BoostedTrees
     title_bonus: float
     """Added to the score of a candidate that a given title uses (see the training script)."""
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
-        if not len(rows):
-            return np.zeros(0)
-        flat = np.ascontiguousarray(rows, dtype=np.float64).ravel()
-        total = np.full(len(rows), self.baseline)
-        for tree in self.trees:
-            total += tree.scores(flat, rows.shape[1], len(rows))
-        return total
+        return self.trees.predict(rows)
 
     def to_json(self) -> dict[str, object]:
         return {
             "features": list(self.features),
-            "baseline": float(self.baseline),
+            "baseline": float(self.trees.baseline),
             "title_bonus": round(float(self.title_bonus), 6),
-            "trees": [tree.to_json() for tree in self.trees],
+            "trees": self.trees.node_lists(),
         }
 
     @classmethod
@@ -249,8 +194,10 @@ class KeywordModel:
             raise ValueError(f"keyword model has features {features}, this code computes {FEATURES}")
         return cls(
             features=features,
-            baseline=float(data["baseline"]),  # type: ignore[arg-type]
-            trees=tuple(Tree.from_json(tree) for tree in data["trees"]),  # type: ignore[attr-defined]
+            trees=BoostedTrees.from_node_lists(
+                data["trees"],  # type: ignore[arg-type]
+                float(data["baseline"]),  # type: ignore[arg-type]
+            ),
             title_bonus=float(data["title_bonus"]),  # type: ignore[arg-type]
         )
 
