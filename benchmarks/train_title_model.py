@@ -1,6 +1,7 @@
 """Train the title scorer on real (abstract, title) pairs, evaluate it leave-one-corpus-out, ship it.
 
     python benchmarks/train_title_model.py [--corpora A.jsonl B.jsonl C.jsonl] [--cache /tmp/titles]
+                                           [--scale SCALE.jsonl] [--scale-sample N] [--held-out NAME]
                                            [--no-ship] [--no-loco] [--out MODEL.npz] [--show N]
 
 Every candidate title of every abstract (``generator.analysis.titles.title_candidates``) is a training
@@ -9,13 +10,20 @@ row; its target is its ROUGE-1 against the paper's real title (the measure of
 regression trees (scikit-learn's HistGradientBoostingRegressor, fixed seed) learn it; a
 HistGradientBoostingClassifier learns which name candidate a real title leads with ("Name: …"), and
 its threshold is the lowest whose ROUGE-1 is within NAME_TOLERANCE of the best on papers it did not
-see. Printed: for each corpus held out (trained on the other two), the ROUGE-1 of the chosen
-titles, of the extractive oracle (the best candidate), of the first twelve words; the names kept
+see. Printed: for each corpus held out (trained on the other two and the scale sample), the ROUGE-1
+of the chosen titles, of the extractive oracle (the best candidate), of the first twelve words; the names kept
 (of the real titles "Name: …" whose name the abstract uses, the share of derived titles carrying
 it); background titles (derived, and the detector's false alarms on the real ones); what other name
-thresholds would give. Then the model trained on all three corpora is written to
-``generator/analysis/title_model.npz`` (package data). Same corpora, same code: same model (fixed
-seeds).
+thresholds would give. Then the model trained on all three corpora (and the scale sample, below) is
+written to ``generator/analysis/title_model.npz`` (package data). Same corpora, same code: same model
+(fixed seeds).
+
+Extra training rows: a fixed-seed sample of ``--scale-sample`` papers (default SCALE_SAMPLE) of
+``--scale`` (default ``../shared/corpora/scale_50k.jsonl``: real titles and abstracts of 19 conferences,
+sharing no venue-year and no title with the development corpora), added to the training papers of
+every held-out fold and of the shipped model; it is never scored. ``--scale-sample 0`` trains on the
+development corpora alone. Every statistic over training titles (title rates, name usage) leaves a
+training paper's own title out, so the scale papers see no answer of their own either.
 
 ICML 2024 is refused: the bundled abstracts come from it. Candidates and targets are cached under
 ``--cache`` (keyed by the candidate code's source), so retraining after a model change is quick.
@@ -28,6 +36,7 @@ import hashlib
 import inspect
 import json
 import pickle
+import random
 import sys
 import time
 from collections import Counter
@@ -68,6 +77,9 @@ from generator.analysis.titles import (  # noqa: E402
 )
 
 SHARED = PROJECT_ROOT.parent / "shared" / "corpora"
+SCALE_CORPUS = SHARED / "scale_50k.jsonl"
+SCALE_SAMPLE = 10_000
+"""Scale papers added to the training rows: a fixed-seed sample, as candidates cost time to make."""
 DEFAULT_CORPORA = [
     SHARED / "neurips2023.jsonl",
     SHARED / "nlp_acl2020_emnlp2020_eacl2021.jsonl",
@@ -134,14 +146,19 @@ def candidate_code() -> bytes:
     return source.encode() + Path(text_module.__file__).read_bytes() + inspect.getsource(prepare).encode()
 
 
-def prepare(corpus: Path, cache: Path) -> list[Paper]:
-    key = hashlib.sha256(candidate_code() + corpus.name.encode()).hexdigest()[:16]
-    path = cache / f"{corpus.stem}-{key}.pkl"
+def prepare(corpus: Path, cache: Path, sample: int | None = None) -> list[Paper]:
+    """Each paper of the corpus, or of a fixed-seed sample of ``sample`` of its papers."""
+    named = f"{corpus.name}:{sample}" if sample else corpus.name
+    key = hashlib.sha256(candidate_code() + named.encode()).hexdigest()[:16]
+    path = cache / f"{corpus.stem}{f'-{sample}' if sample else ''}-{key}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
     started = time.time()
+    records = load(corpus)
+    if sample and sample < len(records):
+        records = random.Random(SEED).sample(records, sample)
     papers = []
-    for record in load(corpus):
+    for record in records:
         plain, formulas = hide_math(record["abstract"])
         candidates, rules_name = title_candidates(plain)
         real = content_stems(record["title"])
@@ -168,9 +185,7 @@ def prepare(corpus: Path, cache: Path) -> list[Paper]:
         )
     cache.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(papers))
-    print(
-        f"{corpus.name}: {len(papers)} papers, candidates made in {time.time() - started:.0f} s", flush=True
-    )
+    print(f"{named}: {len(papers)} papers, candidates made in {time.time() - started:.0f} s", flush=True)
     return papers
 
 
@@ -421,6 +436,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", nargs="+", type=Path, default=DEFAULT_CORPORA)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/titles"))
+    parser.add_argument(
+        "--scale", type=Path, default=SCALE_CORPUS, help="extra training papers, never scored"
+    )
+    parser.add_argument(
+        "--scale-sample", type=int, default=SCALE_SAMPLE, help="how many scale papers (0: none)"
+    )
+    parser.add_argument("--held-out", help="score only this corpus held out (its file's stem)")
     parser.add_argument("--no-ship", action="store_true", help="evaluate only; leave the shipped model")
     parser.add_argument(
         "--out", type=Path, default=MODEL_PATH, help="where the model goes (default: shipped)"
@@ -430,6 +452,10 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
 
     corpora = {c.stem: prepare(c, arguments.cache) for c in arguments.corpora}
+    extra = (
+        prepare(arguments.scale, arguments.cache, arguments.scale_sample) if arguments.scale_sample else []
+    )
+    print(f"training papers added from {arguments.scale.name}: {len(extra)}", flush=True)
     for name, papers in corpora.items():
         sizes = [len(p.candidates) for p in papers]
         print(f"{name}: {np.mean(sizes):.1f} candidates an abstract (max {max(sizes)})", flush=True)
@@ -437,9 +463,10 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{'held out':38s} {'papers':>6s} {'chosen':>6s} {'oracle':>6s} {'first12':>7s} "
         f"{'names kept':>14s} {'Name: …':>7s} {'background':>10s} {'(real)':>6s}"
     )
-    for held_out, test in [] if arguments.no_loco else corpora.items():
+    folds = [] if arguments.no_loco else corpora.items()
+    for held_out, test in [(n, t) for n, t in folds if arguments.held_out in (None, n)]:
         started = time.time()
-        model = train([p for name, papers in corpora.items() if name != held_out for p in papers])
+        model = train([p for name, papers in corpora.items() if name != held_out for p in papers] + extra)
         result = evaluate(test, model, arguments.show)
         print(
             f"{held_out:38s} {result['papers']:6d} {result['rouge']:6.3f} {result['oracle']:6.3f} "
@@ -450,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     if not arguments.no_ship:
-        model = train([p for papers in corpora.values() for p in papers])
+        model = train([p for papers in corpora.values() for p in papers] + extra)
         model.save(arguments.out)
         print(f"\nwrote {arguments.out} ({arguments.out.stat().st_size / 1e3:.0f} kB)")
     return 0
