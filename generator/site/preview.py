@@ -425,7 +425,7 @@ def _site_stamp(site_dir: Path) -> str | None:
         return None
 
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")  # as urlsplit gives them: no brackets
 
 
 def served_site_url(configured: str | None, address: tuple[str, int]) -> str | None:
