@@ -25,6 +25,7 @@ import numpy as np
 from generator.analysis.related import SpaceFit
 from generator.analysis.topics import TopicFit
 from generator.cache.database import open_cache
+from generator.progress import plural
 
 FIT_VERSION = "2"
 """Part of the stored fit's name and contents: change it when what is fitted changes."""
@@ -61,9 +62,9 @@ class DigestFit:
         gone = len(known - set(keys))
         if not new and not gone:
             return "no paper changed"
-        parts = [f"{new} {'paper' if new == 1 else 'papers'} new or edited"] if new else []
+        parts = [f"{plural(new, 'paper')} new or edited"] if new else []
         if gone:
-            parts.append(f"{gone} old {'text' if gone == 1 else 'texts'} gone (edited or removed)")
+            parts.append(f"{plural(gone, 'old text')} gone (edited or removed)")
         return ", ".join(parts)
 
     def reusable_for(self, keys: list[str], dimensions: int) -> bool:
