@@ -10,7 +10,9 @@ import pytest
 
 from generator.analysis import fit as fit_module
 from generator.analysis.analyse import analyse
-from generator.analysis.fit import FitStore
+from generator.cache.database import CacheDatabase, open_cache
+from generator.cache.fit import FitStore
+from generator.cache.stores import AnalysisStores
 from generator.model import Collection, Digest, Paper
 from generator.progress import Reporter
 from tests.conftest import FakeEmbedder
@@ -18,8 +20,20 @@ from tests.test_topics_related import papers_of, themed_corpus
 
 
 def run(papers: tuple[Paper, ...], embedder: FakeEmbedder, cache: Path, refit: bool = False) -> Digest:
-    pending = analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, cache, refit)
-    return pending.complete()
+    """The analysis as the build runs it: given what the cache in ``cache`` holds, and what it found
+    stored there (the steps' results at once, the fit and map once the map is done)."""
+    database = open_cache(cache)
+    stores = AnalysisStores.on(database, embedder.name, len(papers))
+    pending = analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, stores.known(refit))
+    stores.keep_steps(pending.found)
+    digest = pending.complete()
+    stores.keep_map(pending.found)
+    database.close()  # type: ignore[union-attr]
+    return digest
+
+
+def fit_store(cache: Path, embedder: FakeEmbedder) -> FitStore:
+    return FitStore(CacheDatabase(cache / "cache.sqlite3"), embedder.name)
 
 
 def topic_labels(digest: Digest) -> list[str | None]:
@@ -70,7 +84,7 @@ def test_many_changes_refit(
 ) -> None:
     texts, _ = themed_corpus(20)
     run(papers_of(texts), fake_embedder, tmp_path)
-    store = FitStore(tmp_path, fake_embedder.name)
+    store = fit_store(tmp_path, fake_embedder)
     saved = store.read_bytes()
     more, _ = themed_corpus(22, seed=1)  # 66 papers, most of them new: more than 5%
     run(papers_of(more), fake_embedder, tmp_path)
@@ -84,7 +98,7 @@ def test_many_changes_refit(
 def test_changes_are_told_as_a_reader_counts_them(fake_embedder: FakeEmbedder, tmp_path: Path) -> None:
     texts, _ = themed_corpus(20)
     run(papers_of(texts), fake_embedder, tmp_path)
-    fit = FitStore(tmp_path, fake_embedder.name).load()
+    fit = fit_store(tmp_path, fake_embedder).load()
     assert fit is not None
     keys = list(fit.paper_keys)
     assert fit.describe_changes(keys) == "no paper changed"
@@ -102,7 +116,7 @@ def test_unreadable_fit_is_refitted(
     texts, _ = themed_corpus(20)
     papers = papers_of(texts)
     first = run(papers, fake_embedder, tmp_path)
-    store = FitStore(tmp_path, fake_embedder.name)
+    store = fit_store(tmp_path, fake_embedder)
     if damage is None:  # a well-formed archive with inconsistent contents
         with np.load(io.BytesIO(store.read_bytes() or b"")) as archive:
             arrays = dict(archive)
