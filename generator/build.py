@@ -165,41 +165,35 @@ def _build(
 
     own_embedder = embedder is None
     embedder = embedder or open_embedder(settings)
-    # The build's one connection to the cache: the embedding cache's, else one of its own.
-    if isinstance(embedder, CachedEmbedder):
-        database: CacheDatabase | None = embedder.cache.database
-        own_database = own_embedder
-    else:
-        database = open_cache(settings.resolve(settings.cache_dir), check=True)
-        own_database = True
+    database, close_cache = _open_cache(settings, embedder, own_embedder)
+    if database is not None and database.was_reset:
+        reporter.warn(f"cache {database.path} was unreadable or from another version; rebuilt it")
     try:
-        if database is not None and database.was_reset:
-            reporter.warn(f"cache {database.path} was unreadable or from another version; rebuilt it")
-        try:
-            analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter, database)
-            meaning = _meaning_inputs(settings, analysis.pending.digest, embedder, reporter)
-        finally:
-            if own_embedder and isinstance(embedder, CachedEmbedder):
-                close_backend = getattr(embedder.backend, "close", None)
-                if close_backend is not None:
-                    close_backend()
-
-        output = StagedOutput(request.docs_dir, request.site_dir)
-        try:
-            # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
-            with dated(source_date_epoch(request.inputs)):
-                report, digest = _write_and_build(
-                    settings, analysis, output, reporter, settled, meaning, request.site_url
-                )
-            if settled is not None and request.address_record is not None:
-                record = next_record(settled, [paper.entry.slug for paper in digest.papers])
-                write_record(request.address_record, record)
-        finally:
-            analysis.pending.cancel()
-            output.discard()
+        analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter, database)
+        meaning = _meaning_inputs(settings, analysis.pending.digest, embedder, reporter)
+    except BaseException:
+        close_cache()
+        raise
     finally:
-        if own_database and database is not None:
-            database.close()
+        if own_embedder and isinstance(embedder, CachedEmbedder):
+            close_backend = getattr(embedder.backend, "close", None)
+            if close_backend is not None:
+                close_backend()
+
+    output = StagedOutput(request.docs_dir, request.site_dir)
+    try:
+        # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
+        with dated(source_date_epoch(request.inputs)):
+            report, digest = _write_and_build(
+                settings, analysis, output, reporter, settled, meaning, request.site_url
+            )
+        if settled is not None and request.address_record is not None:
+            record = next_record(settled, [paper.entry.slug for paper in digest.papers])
+            write_record(request.address_record, record)
+    finally:
+        analysis.pending.cancel()
+        output.discard()
+        close_cache()  # open until here: the fit, the map and the analysis are stored as the map is done
     return BuildResult(
         digest=digest,
         docs=report,
@@ -207,6 +201,18 @@ def _build(
         analysis_reused=analysis.reused,
         skipped=collection.skipped,
     )
+
+
+def _open_cache(
+    settings: Settings, embedder: Embedder, own_embedder: bool
+) -> tuple[CacheDatabase | None, Callable[[], None]]:
+    """The build's one connection to the cache database (the embedding cache's, else one of its own;
+    ``None`` when it cannot be opened: the build then keeps nothing), and what closes it after."""
+    if isinstance(embedder, CachedEmbedder):
+        database = embedder.cache.database
+        return database, database.close if own_embedder else lambda: None
+    opened = open_cache(settings.resolve(settings.cache_dir), check=True)
+    return opened, opened.close if opened is not None else lambda: None
 
 
 @dataclass

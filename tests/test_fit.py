@@ -176,3 +176,29 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     monkeypatch.setattr("generator.cache.analysis.source_fingerprint", lambda: "other code")
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 5
+
+
+def test_an_analysis_given_what_it_found_finds_nothing_new(fake_embedder: FakeEmbedder) -> None:
+    """No cache at all: what one analysis returns as found, given back as known, gives the same
+    digest and nothing new to store (the analysis is a function of its inputs)."""
+    from generator.analysis.analyse import Known
+
+    collection = Collection("Themes", papers_of(themed_corpus(20)[0]))
+    first = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5)
+    digest = first.complete()
+    found = first.found
+    assert found.fit is not None and found.neighbours is not None and found.layout is not None
+    assert len(found.candidates.new) == len(found.candidates.keys) == len(collection.papers)
+    assert len(found.similarities.new) == len(collection.papers)
+    known = Known(
+        candidates=found.candidates.new,
+        similarities=found.similarities.new,
+        fit=found.fit,
+        neighbours=dict([found.neighbours]),
+        layouts=dict([found.layout]),
+    )
+    again = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5, known)
+    assert again.complete() == digest
+    assert again.found.candidates.new == {} and again.found.similarities.new == {}
+    assert again.found.candidates.keys == found.candidates.keys
+    assert again.found.fit is None and again.found.neighbours is None and again.found.layout is None

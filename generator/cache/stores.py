@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.analysis.analyse import Found, Known
+from generator.analysis.keywords import NewEntries
 from generator.cache.candidates import CandidateStore
 from generator.cache.database import CacheDatabase
 from generator.cache.fit import FitStore
@@ -45,11 +46,14 @@ class AnalysisStores:
         )
 
     def keep_steps(self, found: Found) -> None:
-        """Store what the analysis found before the map: candidates, similarities, neighbour lists."""
+        """Store what the analysis found before the map (candidates, similarities, neighbour lists),
+        then let ``found`` drop them: the build holds it to the end (for the fit and map), and they
+        grow with the digest (a cold build's candidates are every abstract's)."""
         self.candidates.save(found.candidates)
         self.similarities.save(found.similarities)
         if found.neighbours is not None:
             self.neighbours.save(*found.neighbours)
+        found.candidates, found.similarities, found.neighbours = NewEntries(), NewEntries(), None
 
     def keep_map(self, found: Found) -> None:
         """Store what the finished map brought: a fresh fit, a fresh t-SNE layout."""
