@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -206,6 +206,9 @@ def analyse(
         similarities = keyword_similarities(candidates, vectors, embedder, advance, known.similarities)
         found.similarities = similarities.found
         keywords = choose_keywords(candidates, similarities.per_paper, keywords_per_paper)
+    # What was read for these two steps is not needed past here: let it go before the related papers.
+    known = replace(known, candidates={}, similarities={})
+    del similarities
     embedded = EmbeddingCounts(
         papers=papers_embedded,
         phrases=getattr(embedder, "misses", papers_embedded + len(candidates.to_embed))
