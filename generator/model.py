@@ -35,6 +35,9 @@ class Paper:
     venue: str | None = None
     year: int | None = None
     author_keywords: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    """The reader's own tags from a reference manager's export (Zotero's "Manual Tags" and
+    "Automatic Tags", Mendeley's ``mendeley-tags``, JabRef's ``groups``): not the authors' keywords."""
     track: str | None = None
     """The track, session, area or arXiv category the paper was listed under, when the input says."""
     address: str | None = None
@@ -112,3 +115,6 @@ class Digest:
     topics: list[Topic] = field(default_factory=list)
     map_method: str | None = None
     """How the paper map was laid out ("t-SNE" or "PCA")."""
+    keyword_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """A keyword as shown -> the other spellings of it in the digest (hyphenated, plural, its acronym
+    or what that stands for) whose papers share its page (``generator.analysis.keyphrases.variants``)."""

@@ -70,6 +70,7 @@ class AnalysisCache:
         stored = {
             "map_method": digest.map_method,
             "topics": [asdict(topic) for topic in digest.topics],
+            "keyword_variants": digest.keyword_variants,
             "papers": [
                 {
                     "keywords": [[k.text, k.score] for k in paper.keywords],
@@ -137,6 +138,9 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
         model_name=model_name,
         topics=topics,
         map_method=stored["map_method"],
+        keyword_variants={
+            str(shown): tuple(map(str, others)) for shown, others in stored["keyword_variants"].items()
+        },
     )
 
 

@@ -427,6 +427,7 @@ class PageRenderer:
                     digest,
                     "keyword.md.j2",
                     keyword=keyword,
+                    variants=list(digest.keyword_variants.get(keyword, ())),
                     count=len(members),
                     **self._page_of_papers(digest, page, paper_paths),
                 )
