@@ -393,6 +393,7 @@ class PageRenderer:
                 explore=explore,
                 keywords=[keyword_link(k.text) for k in paper.keywords],
                 author_keywords=[keyword_link(k) for k in paper.author_keywords],
+                tags=list(source.tags),
                 topic=None
                 if paper.topic is None
                 else {
@@ -487,11 +488,15 @@ class PageRenderer:
         self, digest: Digest, paper_paths: list[str], keyword_papers: dict[str, list[int]]
     ) -> str:
         """The compact data file of the Explore and My list pages: each name once, in lists the papers
-        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track]`` with
-        positions in those lists (-1 or null when absent)."""
+        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track,
+        [tags]]`` with positions in those lists (-1 or null when absent; ``[tags]`` only when some
+        paper has tags). ``keyword_variants`` holds ``[spelling, keyword position]`` for the other
+        spellings of a keyword, so Explore finds "deep-fake" as "deepfake"."""
         authors: dict[str, int] = {}
         venues: dict[str, int] = {}
         tracks: dict[str, int] = {}
+        tags: dict[str, int] = {}
+        tagged = any(paper.entry.paper.tags for paper in digest.papers)
         keywords = {keyword: position for position, keyword in enumerate(keyword_papers)}
         papers = []
         for paper, path in zip(digest.papers, paper_paths, strict=True):
@@ -509,6 +514,7 @@ class PageRenderer:
                     source.id,
                     -1 if not source.track else tracks.setdefault(source.track, len(tracks)),
                 ]
+                + ([[tags.setdefault(tag, len(tags)) for tag in source.tags]] if tagged else [])
             )
         data = {
             "topics": [topic.label for topic in digest.topics],
@@ -516,6 +522,13 @@ class PageRenderer:
             "keywords": list(keywords),
             "venues": list(venues),
             "tracks": list(tracks),
+            "tags": list(tags),
+            "keyword_variants": [
+                [spelling, keywords[shown]]
+                for shown, spellings in digest.keyword_variants.items()
+                if shown in keywords
+                for spelling in spellings
+            ],
             "papers": papers,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -705,6 +718,7 @@ def explore_facets(digest: Digest) -> list[str]:
         "author": any(source.authors for source in sources),
         "venue": any(source.venue for source in sources),
         "track": any(source.track for source in sources),
+        "tag": any(source.tags for source in sources),
         "year": any(source.year for source in sources),
     }
     return [facet for facet, found in present.items() if found]
