@@ -489,6 +489,7 @@
     for (const [name, index] of [
       ["keyword", keywordIndex],
       ["author", authorIndex],
+      ["tag", tagIndex],
     ]) {
       if (!controls[name]) continue;
       controls[name].addEventListener("input", () => {
