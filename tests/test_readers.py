@@ -1176,3 +1176,43 @@ def test_bibtex_keywords_are_split_into_authors_keywords_and_tags(
         assert paper.author_keywords == ()
     tagged = {one_line(t).casefold() for t in mendeley_tags if one_line(t)}
     assert all(k.casefold() not in tagged for k in paper.author_keywords)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(KEYWORD_TEXT, max_size=4), st.lists(KEYWORD_TEXT, max_size=4), st.lists(KEYWORD_TEXT, max_size=3)
+)
+def test_zotero_csv_and_csl_json_tags_never_become_authors_keywords(
+    manual: list[str], automatic: list[str], keywords: list[str]
+) -> None:
+    """Any tags of a Zotero CSV row or a CSL-JSON item are read as tags, each once, and only a
+    table's own keywords column as the authors' keywords."""
+    assume(all(not set(";|,/") & set(t) for t in manual + automatic + keywords))
+    header = ["Key", "Item Type", "Title", "Abstract Note", "Manual Tags", "Automatic Tags", "Keywords"]
+    row = [
+        "K1",
+        "journalArticle",
+        "T",
+        ABSTRACT_ONE,
+        "; ".join(manual),
+        "; ".join(automatic),
+        "; ".join(keywords),
+    ]
+    item = {
+        "id": "a",
+        "type": "article",
+        "title": "T",
+        "abstract": ABSTRACT_ONE,
+        "keyword": ", ".join(manual),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        table = Path(folder) / "zotero.csv"
+        table.write_text(_csv_line(header) + _csv_line(row), encoding="utf-8")
+        csl = Path(folder) / "items.json"
+        csl.write_text(json.dumps([item]), encoding="utf-8")
+        (from_table,) = read_collection([table]).papers
+        (from_csl,) = read_collection([csl]).papers
+    words = lambda texts: tuple(dict.fromkeys(w for t in texts if (w := one_line(t))))  # noqa: E731
+    assert from_table.tags == words(manual + automatic)
+    assert from_table.author_keywords == words(keywords)
+    assert (from_csl.tags, from_csl.author_keywords) == (words(manual), ())

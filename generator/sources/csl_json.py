@@ -166,4 +166,4 @@ def _keywords(value: Any, fail: Any) -> tuple[str, ...]:
         value = value.split(";" if ";" in value else ",")
     if not isinstance(value, list) or not all(isinstance(word, str) for word in value):
         raise fail("'keyword' must be a string of comma-separated keywords")
-    return tuple(word for part in value if (word := one_line(part)))
+    return tuple(dict.fromkeys(word for part in value if (word := one_line(part))))
