@@ -42,42 +42,49 @@ DEFAULT_INPUTS = [
 
 
 def measure(path: Path, groups_shown: int) -> None:
-    collection = read_collection([path])
-    papers = collection.papers
-    per_paper = [[(canonical(k), k) for k in paper.author_keywords if canonical(k)] for paper in papers]
-    # Before: the tags counted as authors' keywords, each spelling its own keyword.
-    as_before = [
-        [canonical(k) for k in (*paper.author_keywords, *paper.tags) if canonical(k)] for paper in papers
-    ]
-    entries = settle_titles(papers)
-    texts = [keyword_text(entry) for entry in entries]
-    grouped = group_keyword_variants(per_paper, texts)
-
-    before: Counter[str] = Counter()
-    after: Counter[str] = Counter()
-    for keywords in as_before:
-        before.update(set(keywords))
-    for keywords in per_paper:
-        after.update({grouped.of(form) for form, _ in keywords})
-    pages_before = sum(n >= MIN_PAPERS_PER_KEYWORD_PAGE for n in before.values())
-    pages_after = sum(n >= MIN_PAPERS_PER_KEYWORD_PAGE for n in after.values())
-    tagged = sum(bool(paper.tags) for paper in papers)
+    papers = read_collection([path]).papers
+    texts = [keyword_text(entry) for entry in settle_titles(papers)]
     tags = {tag for paper in papers for tag in paper.tags}
     print(f"## {path.name}: {len(papers)} papers")
-    print(f"authors' keywords: {sum(bool(p.author_keywords) for p in papers)} papers")
-    print(f"Explore values: {len(before)} -> {len(after)}")
-    print(f"keyword pages (>= {MIN_PAPERS_PER_KEYWORD_PAGE} papers): {pages_before} -> {pages_after}")
-    print(f"tags (not authors' keywords): {len(tags)} distinct on {tagged} papers")
+    print(f"authors' keywords on {sum(bool(p.author_keywords) for p in papers)} papers")
+    print(f"tags (not authors' keywords): {len(tags)} distinct on {sum(bool(p.tags) for p in papers)} papers")
+    # Before: the tags counted as authors' keywords, each spelling its own keyword.
+    before = _papers_per_keyword([[canonical(k) for k in (*p.author_keywords, *p.tags)] for p in papers])
+    keywords = [[(canonical(k), k) for k in paper.author_keywords if canonical(k)] for paper in papers]
+    _report("authors' keywords", before, keywords, texts, groups_shown)
+    if tags:
+        # What grouping alone does, were the tags keywords: the issue's deepfake / deep-fake.
+        as_keywords = [
+            [(canonical(k), k) for k in (*p.author_keywords, *p.tags) if canonical(k)] for p in papers
+        ]
+        _report("tags taken for keywords, as before, grouped", before, as_keywords, texts, groups_shown)
+    print()
+
+
+def _papers_per_keyword(per_paper: list[list[str]]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for keywords in per_paper:
+        counts.update({k for k in keywords if k})
+    return counts
+
+
+def _report(
+    what: str, before: Counter[str], per_paper: list[list[tuple[str, str]]], texts: list[str], shown: int
+) -> None:
+    grouped = group_keyword_variants(per_paper, texts)
+    after = _papers_per_keyword([[grouped.of(form) for form, _ in keywords] for keywords in per_paper])
+    pages = [sum(n >= MIN_PAPERS_PER_KEYWORD_PAGE for n in c.values()) for c in (before, after)]
+    print(f"{what}: Explore values {len(before)} -> {len(after)}, keyword pages (>= "
+          f"{MIN_PAPERS_PER_KEYWORD_PAGE} papers) {pages[0]} -> {pages[1]}")  # fmt: skip
     merged: dict[str, set[str]] = {}
     for keywords in per_paper:
         for form, _ in keywords:
-            if (shown := grouped.of(form)) != form:
-                merged.setdefault(shown, set()).add(form)
+            if (head := grouped.of(form)) != form:
+                merged.setdefault(head, set()).add(form)
     ordered = sorted(merged.items(), key=lambda item: -after[item[0]])
-    print(f"merged groups: {len(ordered)}")
-    for shown, others in ordered[:groups_shown]:
-        print(f"  {shown} ({after[shown]}) <- " + " | ".join(f"{o} ({before[o]})" for o in sorted(others)))
-    print()
+    print(f"  merged groups: {len(ordered)}")
+    for head, others in ordered[:shown]:
+        print(f"    {head} ({after[head]}) <- " + " | ".join(f"{o} ({before[o]})" for o in sorted(others)))
 
 
 def main() -> None:

@@ -116,3 +116,9 @@ def test_grouping_is_a_partition_of_the_keywords(keywords_per_paper: list[list[s
             or b.startswith(a)
             or "(" in form + shown
         )
+
+
+def test_a_keyword_that_is_more_than_its_acronym_stays_its_own() -> None:
+    keywords = ["computer vision convolutional neural networks (CNN)", "CNN", "convolutional neural network"]
+    grouped = _grouped([[k] for k in keywords])
+    assert grouped.of(canonical(keywords[0])) == canonical(keywords[0])

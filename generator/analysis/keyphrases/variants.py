@@ -157,8 +157,12 @@ def group_keyword_variants(
     by_key: dict[str, str] = {}
     defined: list[tuple[str, str, str]] = []  # form, its long form, its acronym
     for form in sorted(used):
+        # Only when the words before the brackets are all the acronym stands for: "computer vision
+        # convolutional neural networks (CNN)" is more than a CNN.
         spelled = _DEFINED_KEYWORD.match(form)
-        if spelled and find_acronyms(form):
+        if spelled and [canonical_key(e) for e in find_acronyms(form).values()] == [
+            canonical_key(spelled.group("long"))
+        ]:
             defined.append((form, spelled.group("long"), spelled.group("short")))
         key = spelling_key(form)
         if key in by_key:
