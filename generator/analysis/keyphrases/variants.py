@@ -96,13 +96,14 @@ def _spelled_out_key(expansion: str, expansions: dict[str, str]) -> str:
     return spelling_key(" ".join(expansions.get(canonical_key(word), word) for word in expansion.split()))
 
 
-def acronym_expansions(texts: Iterable[str]) -> dict[str, str]:
+def acronym_expansions(texts: Iterable[str] | Iterable[dict[str, str]]) -> dict[str, str]:
     """What each acronym stands for in these texts, by ``canonical_key``: "llm" -> "large language
     model", when the texts spell it out (``find_acronyms``) and one expansion is used in more than
     ``ACRONYM_MAJORITY`` of its definitions."""
     definitions: dict[str, Counter[str]] = defaultdict(Counter)
     for text in texts:
-        for short, expansion in find_acronyms(text).items():
+        found = find_acronyms(text) if isinstance(text, str) else text
+        for short, expansion in found.items():
             definitions[canonical_key(short)][canonical_key(expansion)] += 1
     expansions = {}
     for short, counts in definitions.items():
@@ -123,10 +124,11 @@ def group_keyword_variants(
     neighbour (ANN)" where most papers mean "artificial neural network"): then it stays a keyword of
     its own. A group is shown in the spelling most papers use (ties: the hyphenated one, then the
     shorter, then alphabetical), never one ending in punctuation."""
-    expansions = acronym_expansions(texts)
+    defined_in = [find_acronyms(text) for text in texts]
+    expansions = acronym_expansions(defined_in)
     ambiguous: set[str] = set()
-    for keywords, text in zip(per_paper, texts, strict=True):
-        own = {canonical_key(short): expansion for short, expansion in find_acronyms(text).items()}
+    for keywords, found in zip(per_paper, defined_in, strict=True):
+        own = {canonical_key(short): expansion for short, expansion in found.items()}
         for form, _ in keywords:
             key = canonical_key(form)
             if key in own and _spelled_out_key(own[key], expansions) != _spelled_out_key(
