@@ -100,6 +100,9 @@ class AnalysedPaper:
     related: list[RelatedPaper] = field(default_factory=list)
     author_keywords: list[str] = field(default_factory=list)
     """The authors' own keywords, in the digest's spelling, so they share keyword pages."""
+    author_keywords_as_given: list[str] = field(default_factory=list)
+    """Each of ``author_keywords`` as the authors wrote it ("Deep-Fakes" for "deepfake"), for their
+    paper's page; empty when not known (then the digest's spelling is shown)."""
     topic: int | None = None
     """Position of the paper's topic in ``Digest.topics``."""
     map_position: tuple[float, float] | None = None

@@ -269,6 +269,8 @@ def test_tags_are_a_filter_and_keyword_spellings_share_one_keyword(fake_embedder
     second = files[f"papers/{digest.papers[1].entry.slug}.md"]
     assert "<strong>Tags:</strong>\n<span data-tag>Unreviewed</span> · <span data-tag>Viewed</span>" in second
     assert "Authors&#39; keywords" in second and "Unreviewed</a>" not in second
+    # The authors' own spelling on their paper's page, linked to the keyword's one page.
+    assert '<a href="../../keywords/deepfake/">deep-fake</a>' in second
     assert "tag" in explore_facets(digest)
 
 

@@ -122,7 +122,12 @@ def merge_keyword_variants(
                 seen.add(shown)
                 keywords.append(keyword if shown == keyword.text else Keyword(shown, keyword.score))
         paper.keywords = keywords
-        paper.author_keywords = list(dict.fromkeys(grouped.of(k) for k in paper.author_keywords))
+        # The authors' spelling kept for their paper's page, which links it to the group's page.
+        as_given: dict[str, str] = {}
+        for form, given in _spelled_author_keywords(paper.entry.paper, spellings):
+            as_given.setdefault(grouped.of(form), given)
+        paper.author_keywords = list(as_given)
+        paper.author_keywords_as_given = list(as_given.values())
         paper.related = [
             replace(r, shared_keywords=tuple(dict.fromkeys(grouped.of(k) for k in r.shared_keywords)))
             for r in paper.related

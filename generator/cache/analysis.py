@@ -85,6 +85,7 @@ class AnalysisCache:
                         for r in paper.related
                     ],
                     "author_keywords": paper.author_keywords,
+                    "author_keywords_as_given": paper.author_keywords_as_given,
                     "topic": paper.topic,
                     "map_position": paper.map_position,
                 }
@@ -116,6 +117,7 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
                 for r in record["related"]
             ],
             author_keywords=[str(k) for k in record["author_keywords"]],
+            author_keywords_as_given=[str(k) for k in record["author_keywords_as_given"]],
             topic=None if record["topic"] is None else int(record["topic"]),
             map_position=None
             if record["map_position"] is None

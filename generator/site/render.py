@@ -11,6 +11,7 @@ import functools
 import hashlib
 import html
 import importlib.metadata
+import itertools
 import json
 import math
 import posixpath
@@ -380,19 +381,25 @@ class PageRenderer:
             # by them: reader.js makes the links from this address (see paper.md.j2).
             explore = self.site_href(_relative(EXPLORE_PAGE, PAPERS_DIR) or EXPLORE_PAGE, path)
 
-            def keyword_link(text: str, path: str = path) -> dict[str, str | None]:
+            def keyword_link(text: str, shown: str | None = None, path: str = path) -> dict[str, str | None]:
+                """A keyword as ``shown`` (the authors' spelling), linked to the page of ``text``."""
                 page = keyword_pages.get(text)
                 return {
-                    "text": text,
+                    "text": shown or text,
                     "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
                 }
 
+            as_given = paper.author_keywords_as_given
             shown = dict(
                 paper=_paper_view(paper),
                 authors=list(source.authors),
                 explore=explore,
                 keywords=[keyword_link(k.text) for k in paper.keywords],
-                author_keywords=[keyword_link(k) for k in paper.author_keywords],
+                author_keywords=[
+                    keyword_link(k, given)
+                    for k, given in itertools.zip_longest(paper.author_keywords, as_given)
+                    if k is not None
+                ],
                 tags=list(source.tags),
                 topic=None
                 if paper.topic is None
