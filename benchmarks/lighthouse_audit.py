@@ -101,6 +101,7 @@ def build_digest(project: Path, code: Path, work: Path, url: str) -> Path:
         ],
         check=True,
         env=env,
+        cwd=code,  # `python -m` puts the working folder first on the path, before PYTHONPATH
     )
     # Written by the same checkout's code as the rest of the site.
     write = (
@@ -109,7 +110,7 @@ def build_digest(project: Path, code: Path, work: Path, url: str) -> Path:
         "print(redirect_page(Redirect(sys.argv[1], None), 'papers'), end='')"
     )
     page = subprocess.run(
-        [sys.executable, "-c", write, REMOVED], check=True, env=env, capture_output=True, text=True
+        [sys.executable, "-c", write, REMOVED], check=True, env=env, cwd=code, capture_output=True, text=True
     )
     (site / "papers" / REMOVED).mkdir()
     (site / "papers" / REMOVED / "index.html").write_text(page.stdout, encoding="utf-8")
