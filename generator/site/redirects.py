@@ -19,7 +19,7 @@ import html
 import json
 from collections.abc import Sequence
 
-from generator.sources.identity import Redirect
+from generator.sources.identity import PageNote, Redirect
 
 MOVED_DATA = "assets/moved.json"
 POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
@@ -37,6 +37,24 @@ def redirect_files(redirects: Sequence[Redirect], papers_dir: str) -> dict[str, 
     return files
 
 
+def removed_paper_text(page: PageNote | None) -> str:
+    """What the note at a removed paper's address says of it, as HTML: its name, and where the paper
+    itself is when its input gave a link."""
+    if page is None:
+        return "A paper's page was here; the paper has since been removed from the digest."
+    name = html.escape(page.title)
+    said = (
+        f"This page was “{name}” (a title the digest chose from its abstract)"
+        if page.title_was_derived
+        else f"This page was the paper “{name}”"
+    )
+    text = f"{said}; it has since been removed from the digest."
+    if page.link:
+        link = html.escape(page.link, quote=True)
+        text += f' The paper itself is still at <a href="{link}">{html.escape(page.link)}</a>.'
+    return text
+
+
 def redirect_page(redirect: Redirect, papers_dir: str) -> str:
     """The page at a paper's old address (``<papers_dir>/<address>/``)."""
     home = "../" * (papers_dir.count("/") + 2)
@@ -50,8 +68,8 @@ def redirect_page(redirect: Redirect, papers_dir: str) -> str:
         title = "This paper is no longer in the digest"
         refresh = None
         body = (
-            "<p>Its page was here, and the paper was taken out of the digest since. "
-            f'<a href="{home}">Go to the home page</a> to find other papers, or search them there.</p>'
+            f"<p>{removed_paper_text(redirect.page)}</p>\n"
+            f'<p><a href="{home}">Go to the home page</a> to find other papers, or search them there.</p>'
         )
         canonical = ""
     refresh_tag = f'<meta http-equiv="refresh" content="{refresh}">\n' if refresh else ""
