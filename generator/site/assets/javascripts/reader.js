@@ -252,6 +252,7 @@
 
     const form = element("form", "paper-explore__form");
     form.setAttribute("role", "search");
+    form.setAttribute("aria-label", "Filter the papers"); // told apart from the header's search
     const controls = {};
     const field = (name, label, control) => {
       const wrapper = element("label", "paper-explore__field");
