@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.model import Paper, SourceLocation
+from generator.model import Citation, Paper, PersonName, SourceLocation
 from generator.progress import plural
 from generator.sources.base import (
     DEFAULT_OPTIONS,
@@ -23,10 +23,12 @@ from generator.sources.base import (
     UnreadRecords,
     bare_doi,
     doi_url,
+    guessed_entry_type,
     one_line,
     paper_id_from_abstract,
     read_text,
     skipped_warning,
+    venue_field,
     web_url,
 )
 
@@ -127,6 +129,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
         [row[author_column] for _, row in rows[1:] if len(row) == len(header)], header
     )
 
+    cited_columns = _cited_columns(header)
     papers: list[Paper] = []
     without_abstract: list[str] = []
     without_link: list[str] = []
@@ -179,6 +182,16 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 year=year,
                 author_keywords=_keywords(cells("keywords")),
                 track=one_line(cell("track")),
+                citation=_citation(
+                    row,
+                    cited_columns,
+                    title=one_line(cell("title")),
+                    authors=_name_parts(cell("authors")) if family_first else (),
+                    venue=one_line(next(iter(cells("venue")), None)),
+                    year=year,
+                    url=next((u for u in map(web_url, links) if u), None),
+                    doi=doi,
+                ),
             )
         )
     if not papers and not unread.skipped:
@@ -194,6 +207,97 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
             f"that are not http(s) addresses, left out: {shown}{' …' if len(without_link) > 3 else ''}"
         )
     return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
+
+
+ENTRY_TYPES = {
+    # Zotero's "Item Type"
+    "journalarticle": "article",
+    "magazinearticle": "article",
+    "newspaperarticle": "article",
+    "conferencepaper": "inproceedings",
+    "booksection": "incollection",
+    "book": "book",
+    "report": "techreport",
+    "thesis": "phdthesis",
+    "manuscript": "unpublished",
+    # EndNote's "Reference Type"
+    "conferenceproceedings": "inproceedings",
+    "electronicarticle": "article",
+    # BibTeX's own names, as JabRef-like tables write them
+    **{name: name for name in ("article", "inproceedings", "incollection", "inbook", "techreport")},
+    **{name: name for name in ("phdthesis", "mastersthesis", "misc", "unpublished", "proceedings")},
+}
+"""A table's item type (spaces and case ignored) as a BibTeX entry type; any other is ``misc``
+(Zotero's "preprint", "webpage", "document" …)."""
+TYPE_COLUMNS = ("itemtype", "referencetype", "entrytype", "bibtextype")
+CITED_COLUMNS = {
+    "volume": "volume",
+    "issue": "number",
+    "pages": "pages",
+    "publisher": "publisher",
+    "place": "address",
+    "edition": "edition",
+    "series": "series",
+    "isbn": "isbn",
+    "issn": "issn",
+}
+"""Reference managers' columns a citation carries (Zotero's names), with their BibTeX field names."""
+
+
+def _cited_columns(header: list[str]) -> dict[str, int]:
+    """Where the item type (as ``type``) and the ``CITED_COLUMNS`` are, by BibTeX field name."""
+    positions = {normalise_header(name): index for index, name in reversed(list(enumerate(header)))}
+    found = {field: positions[column] for column, field in CITED_COLUMNS.items() if column in positions}
+    kind = next((positions[name] for name in TYPE_COLUMNS if name in positions), None)
+    return found | ({"type": kind} if kind is not None else {})
+
+
+def _citation(
+    row: list[str],
+    cited_columns: dict[str, int],
+    *,
+    title: str | None,
+    authors: tuple[PersonName, ...],
+    venue: str | None,
+    year: int | None,
+    url: str | None,
+    doi: str | None,
+) -> Citation:
+    """The row as BibTeX would cite it: the item type mapped (``ENTRY_TYPES``), else guessed from the
+    venue; a venue column as ``journal`` or ``booktitle``; the link only as a link column gave it."""
+    given = {
+        field: value for field, index in cited_columns.items() if (value := one_line(_value(row[index])))
+    }
+    item_type = given.pop("type", None)
+    kind = ENTRY_TYPES.get(normalise_header(item_type), "misc") if item_type else guessed_entry_type(venue)
+    fields: list[tuple[str, str]] = [("title", title)] if title else []
+    if venue:
+        fields.append(("institution" if kind == "techreport" else venue_field(kind), venue))
+    if year:
+        fields.append(("year", str(year)))
+    fields += given.items()
+    fields += [(name, value) for name, value in (("url", url), ("doi", doi)) if value]
+    return Citation(kind, authors, tuple(fields))
+
+
+def _name_parts(text: str) -> tuple[PersonName, ...]:
+    """ "Family, Given; …" names (``family_first_names``) in their parts: the family name is the last
+    name as the export wrote it ("Di Ruscio"), a suffix after a second comma the jr part."""
+    parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+    people = []
+    for part in parts:
+        pieces = [piece.strip() for piece in part.split(",")]
+        if not any(pieces):
+            continue
+        if len(pieces) == 2 and _NAME_SUFFIX.fullmatch(pieces[1]):  # "King, Jr." as it stands
+            people.append(PersonName(last=pieces[0], jr=pieces[1]))
+        elif len(pieces) == 3:
+            people.append(PersonName(last=pieces[0], jr=pieces[1], first=pieces[2]))
+        elif len(pieces) == 2:
+            people.append(PersonName(last=pieces[0], first=pieces[1]))
+        else:
+            people.append(PersonName(last=" ".join(part.split())))
+    return tuple(people)
 
 
 def _keywords(texts: list[str]) -> tuple[str, ...]:
