@@ -38,6 +38,8 @@ _SPECIAL = re.compile("|".join(map(re.escape, LATEX_SPECIALS)))
 _UNESCAPED_PERCENT = re.compile(r"(?<!\\)(?:\\\\)*%")
 """A ``%`` after an even number of backslashes (``\\%`` is a line break, then a comment)."""
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
+_BIBTEX_SPACE = re.compile(r"[ \t\r\n]+")
+"""What BibTeX splits words on: not a no-break space, which joins two words into one."""
 _TIE = re.compile(r"(?<!\\)~")
 """A tie (``D.~E.``): between the words of a name, BibTeX reads it as a space."""
 _TITLE_STOPWORDS = frozenset("a an the on of in for to and with from towards via is".split())  # noqa: SIM905
@@ -102,15 +104,17 @@ def _name(name: PersonName, latex: bool) -> str:
     as the source had it braced), a name with no first part ("{MetaCardis Consortium}")."""
 
     def text(part: str) -> str:
-        part = " ".join(part.split())
+        part = _BIBTEX_SPACE.sub(" ", part).strip()
         return part if latex else escape_text(part)
 
     first, von, last, jr = text(name.first), text(name.von), text(name.last), text(name.jr)
-    if not last:
-        first, last = "", first
+    if not last:  # BibTeX needs a last name: a name given without one is written whole as one
+        first, von, last, jr = "", "", " ".join(part for part in (first, von, jr) if part), ""
     if not last:
         return ""
-    first, jr = (_braced(part) if _needs_brace(part) else part for part in (first, jr))
+    first, jr = (_braced(part) if _top_level_comma_or_and(part) else part for part in (first, jr))
+    if jr and not first:  # "King, Jr., {}": without a first part the Jr would be read as the first name
+        first = "{}"
     for candidate_last, candidate_von in (
         (last, von),
         (_braced(last), von),
@@ -138,10 +142,6 @@ def _is_one_group(part: str) -> bool:
     return False
 
 
-def _needs_brace(part: str) -> bool:
-    return _top_level_comma_or_and(part)
-
-
 def _top_level_comma_or_and(part: str) -> bool:
     depth = 0
     top = []
@@ -166,7 +166,7 @@ def _reads_back(written: str, von: str, last: str, jr: str, first: str) -> bool:
         return False
     parts = parse_single_name_into_parts(names[0], strict=False)
     return [" ".join(p) for p in (parts.von, parts.last, parts.jr, parts.first)] == [
-        " ".join(_TIE.sub(" ", p).split()) for p in (von, last, jr, first)
+        " ".join(_BIBTEX_SPACE.split(_TIE.sub(" ", p).strip())) for p in (von, last, jr, first)
     ]
 
 

@@ -785,19 +785,28 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
     }
 
 
-SCHOLAR_VENUE_TAGS = {
-    "article": (("citation_journal_title", "journal"), ("citation_journal_title", "journaltitle")),
-    "inproceedings": (("citation_conference_title", "booktitle"),),
-    "incollection": (("citation_inbook_title", "booktitle"),),
-    "inbook": (("citation_inbook_title", "booktitle"),),
-    "techreport": (
-        ("citation_technical_report_institution", "institution"),
-        ("citation_technical_report_number", "number"),
-    ),
-    "phdthesis": (("citation_dissertation_institution", "school"),),
-    "mastersthesis": (("citation_dissertation_institution", "school"),),
-}
-"""The Highwire Press tag each entry type names its venue with, and the BibTeX field it is read from."""
+def _scholar_venue_tags(entry_type: str) -> tuple[tuple[str, str], ...]:
+    """The Highwire Press tags that name the paper's venue, with the BibTeX fields they are read from:
+    a ``journal`` is a journal whatever the entry type, a ``booktitle`` a book for a chapter and a
+    conference otherwise."""
+    book = (
+        "citation_inbook_title" if entry_type in ("incollection", "inbook") else "citation_conference_title"
+    )
+    tags = [
+        ("citation_journal_title", "journal"),
+        ("citation_journal_title", "journaltitle"),
+        (book, "booktitle"),
+    ]
+    if entry_type == "techreport":
+        tags += [
+            ("citation_technical_report_institution", "institution"),
+            ("citation_technical_report_number", "number"),
+        ]
+    if entry_type in ("phdthesis", "mastersthesis"):
+        tags.append(("citation_dissertation_institution", "school"))
+    return tuple(tags)
+
+
 SCHOLAR_FIELD_TAGS = (
     ("citation_publisher", "publisher"),
     ("citation_isbn", "isbn"),
@@ -818,7 +827,7 @@ def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     tags += [["citation_author", name] for name in source.authors]
     if source.year:
         tags.append(["citation_publication_date", str(source.year)])
-    for tag, name in SCHOLAR_VENUE_TAGS.get(citation.entry_type, ()):
+    for tag, name in _scholar_venue_tags(citation.entry_type):
         if (value := citation_text(citation, name)) and tag not in {t for t, _ in tags}:
             tags.append([tag, value])
     if volume := citation_text(citation, "volume"):

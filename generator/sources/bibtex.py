@@ -239,10 +239,10 @@ def _person(name: str) -> str | None:
 
 
 CITED_FIELDS = frozenset(
-    """title author booktitle journal journaltitle year date month doi url volume number issue pages
-    numpages articleno eid publisher address location editor edition series chapter howpublished
-    institution organization school type note isbn issn eprint archiveprefix eprinttype primaryclass
-    eprintclass pubstate version language""".split()  # noqa: SIM905
+    """title shorttitle author booktitle journal journaltitle year date month doi url volume number
+    issue pages issue_date numpages articleno eid publisher address location editor edition series
+    chapter howpublished institution organization school type note isbn issn eprint archiveprefix
+    eprinttype primaryclass eprintclass pubstate version language""".split()  # noqa: SIM905
 )
 """The fields a citation carries as the source wrote them: those that describe the work. Not carried:
 the reader's own (``file``, ``annote``, ``urldate``, ``owner``, ``keywords`` as tags), a database's
@@ -250,6 +250,8 @@ bookkeeping (``biburl``, ``bibsource``, ``timestamp``, ``acmid``, ``crossref``, 
 ``abstract`` and ``keywords`` go to the page on their own."""
 _ENTITY = re.compile(r"\\?&(#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _LATEX_ESCAPED = {"&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$", "_": r"\_"}
+_BIBTEX_SPACE = re.compile(r"[ \t\r\n]+")
+_DANGLING_AND = re.compile(r"^\s*and\s+|\s+and\s*$", re.I)
 _BARE_TILDE_ACCENT = re.compile(r"(?<!\\)\\~(\{[^{}]*\}|[A-Za-z])")
 
 
@@ -267,7 +269,10 @@ def entry_fields(entry: Entry) -> dict[str, str]:
 def citation_of_entry(entry_type: str, fields: dict[str, str]) -> Citation:
     """The entry as the source wrote it: its type, each author's four name parts and the fields in
     ``CITED_FIELDS`` in their LaTeX (whitespace runs made one space)."""
-    people = split_multiple_persons_names(" ".join(fields.get("author", "").split()))
+    # BibTeX's own whitespace only: a no-break space inside a name ("AMBAR\u00a0AKKAOUI") joins words
+    # into one, as it does for BibTeX. A dangling "and" names nobody.
+    names = _DANGLING_AND.sub("", _BIBTEX_SPACE.sub(" ", fields.get("author", "")))
+    people = split_multiple_persons_names(names)
     authors = []
     for name in people:
         parts = parse_single_name_into_parts(name, strict=False)
@@ -281,7 +286,7 @@ def citation_of_entry(entry_type: str, fields: dict[str, str]) -> Citation:
                 )
             )
     cited = tuple(
-        (name, " ".join(value.split()))
+        (name, _BIBTEX_SPACE.sub(" ", value).strip())
         for name, value in fields.items()
         if name in CITED_FIELDS and name != "author" and value.strip()
     )

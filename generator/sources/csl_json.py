@@ -121,6 +121,8 @@ CITED_VARIABLES = (
     ("collection-title", "series"),
     ("ISBN", "isbn"),
     ("ISSN", "issn"),
+    ("title-short", "shorttitle"),
+    ("language", "language"),
 )
 """CSL variables a citation carries, with their BibTeX field names."""
 

@@ -286,17 +286,16 @@ def _name_parts(text: str) -> tuple[PersonName, ...]:
     parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
     people = []
     for part in parts:
-        pieces = [piece.strip() for piece in part.split(",")]
-        if not any(pieces):
+        family, comma, given = (piece.strip() for piece in part.partition(","))
+        suffix, _, after_suffix = (piece.strip() for piece in given.partition(","))
+        if not (family or given):
             continue
-        if len(pieces) == 2 and _NAME_SUFFIX.fullmatch(pieces[1]):  # "King, Jr." as it stands
-            people.append(PersonName(last=pieces[0], jr=pieces[1]))
-        elif len(pieces) == 3:
-            people.append(PersonName(last=pieces[0], jr=pieces[1], first=pieces[2]))
-        elif len(pieces) == 2:
-            people.append(PersonName(last=pieces[0], first=pieces[1]))
-        else:
+        if not comma:
             people.append(PersonName(last=" ".join(part.split())))
+        elif _NAME_SUFFIX.fullmatch(suffix):  # "King, Jr." or "King, Jr., Martin"
+            people.append(PersonName(last=family, jr=suffix, first=after_suffix))
+        else:  # Zotero writes "Family, Given", and a given name may hold a comma itself
+            people.append(PersonName(last=family, first=given))
     return tuple(people)
 
 
@@ -342,10 +341,14 @@ def family_first_names(cells: list[str], header: list[str]) -> bool:
 
 def _given_first(name: str) -> str:
     family, comma, given = name.partition(",")
-    if not comma or "," in given or not family.strip() or not given.strip():
+    if not comma or not family.strip() or not given.strip():
         return name
     if _NAME_SUFFIX.fullmatch(given.strip()):  # "King, Jr." is one name as it stands
         return name
+    suffix, second_comma, after_suffix = given.partition(",")
+    if second_comma and _NAME_SUFFIX.fullmatch(suffix.strip()):  # "King, Jr., Martin"
+        return f"{after_suffix.strip()} {family.strip()} {suffix.strip()}"
+    # Zotero writes "Family, Given"; a given name may hold a comma of its own ("Zachary,M.").
     return f"{given.strip()} {family.strip()}"
 
 
