@@ -72,6 +72,7 @@ _CONTEXT.add_context_category(
 )
 _DECODER = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
 _ENTITY = re.compile(r"\\?&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_MATH = re.compile(r"\$|\\\(|\\\[")
 _BARE_TILDE_ACCENT = re.compile(r"(?<!\\)\\~(\{[^{}]*\}|[A-Za-z])")
 
 NOT_CITED = frozenset({"abstract", "keywords"})
@@ -177,9 +178,9 @@ def bibtex_records(path: Path) -> list[Record]:
         for item in entry.fields:
             values.setdefault(item.key.lower(), str(item.value))
         names = []
-        for name in split_multiple_persons_names(
-            _BARE_TILDE_ACCENT.sub(r"{\\~\1}", values.pop("author", ""))
-        ):
+        # An "and" with no name after it (PubMed's "… and }") names nobody, as in BibTeX.
+        authors = re.sub(r"\s+and\s*$", "", _BARE_TILDE_ACCENT.sub(r"{\\~\1}", values.pop("author", "")))
+        for name in split_multiple_persons_names(authors):
             parts = parse_single_name_into_parts(name, strict=False)
             names.append({k: text(" ".join(getattr(parts, k)), True) for k in ("first", "von", "last", "jr")})
         fields = {k: url_text(v) if k in ("url", "doi") else text(v, True) for k, v in values.items()}
@@ -235,14 +236,18 @@ def csv_records(path: Path) -> list[Record]:
     records = []
     for row in reader:
         row = {k: (v or "").strip() for k, v in row.items()}
-        if "Item Type" in row:  # Zotero
+        if {"Key", "Author", "Publication Year"} <= set(row):  # Zotero, with or without "Item Type"
             names = []
             for name in filter(None, (n.strip() for n in row.get("Author", "").split(";"))):
                 family, _, given = name.partition(", ")
-                names.append({"last": family, "first": given, "von": "", "jr": ""})
-            kind = ZOTERO_CSV_TYPES.get(row["Item Type"], "misc")
+                if family.strip():
+                    names.append({"last": family, "first": given, "von": "", "jr": ""})
+                else:  # ", Given" (no family name): the name as written
+                    names.append({"name": given.strip()})
+            kind = ZOTERO_CSV_TYPES.get(row["Item Type"], "misc") if row.get("Item Type") else None
             venue_field = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
-            venue = venue_field.get(kind, "institution" if kind == "techreport" else "howpublished")
+            venue = venue_field.get(kind or "", "institution" if kind == "techreport" else "howpublished")
+            venue = venue if kind else "venue"  # no item type: the digest guesses it from the venue
             fields = {
                 "title": row.get("Title", ""),
                 venue: row.get("Publication Title", "") or row.get("Conference Name", ""),
@@ -387,7 +392,10 @@ def compare_entry(tally: Tally, where: str, record: Record, entry_text: str) -> 
     if len(names) > len(record.names):
         tally.compare(where, "author count", str(len(record.names)), str(len(names)))
     for name, value in record.fields.items():
-        if name not in NOT_CITED:
+        if name == "venue":  # the source names no field for it: whichever the entry type calls for
+            venues = ("journal", "booktitle", "howpublished", "institution", "school")
+            tally.compare(where, name, value, next((fields[v] for v in venues if v in fields), None))
+        elif name not in NOT_CITED:
             tally.compare(where, name, value, fields.get(name))
     if "title" not in record.fields and "title" in fields:
         tally.compare(where, "title (none in the source)", "(none)", fields["title"])
@@ -417,7 +425,12 @@ def compare_scholar(tally: Tally, where: str, record: Record, paper: Paper, entr
         whole = name.get("name") or _whole(name)
         tally.compare(where, "citation_author", whole, authors[index] if index < len(authors) else None)
     for name, tag in SCHOLAR.items():
-        tally.compare(where, tag, record.fields.get(name), values.get(tag))
+        source = record.fields.get(name)
+        if tag == "citation_title" and source and _MATH.search(source):
+            # Scholar's tags are plain text: the digest writes TeX math as Unicode ("λ-calculi").
+            tally.not_carried[f"{tag} (TeX math written as Unicode)"] += 1
+            continue
+        tally.compare(where, tag, source, values.get(tag))
     if "title" not in record.fields and "citation_title" in values:
         tally.compare(where, "citation_title (none in the source)", "(none)", values["citation_title"])
 

@@ -341,6 +341,8 @@ def family_first_names(cells: list[str], header: list[str]) -> bool:
 
 def _given_first(name: str) -> str:
     family, comma, given = name.partition(",")
+    if comma and not family.strip() and given.strip():  # ", Given": no family name written
+        return given.strip()
     if not comma or not family.strip() or not given.strip():
         return name
     if _NAME_SUFFIX.fullmatch(given.strip()):  # "King, Jr." is one name as it stands
