@@ -408,3 +408,54 @@ def test_csl_items_of_any_shape_give_a_parsable_citation_or_a_clear_error(
     for paper in papers:
         library = bibtexparser.parse_string(bibtex_entry(TitledPaper(paper, "T", False, "x")))
         assert not library.failed_blocks and len(library.entries) == 1
+
+
+def _pieces(*pieces: str, size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=size).map("".join)
+
+
+_latex_name = _pieces(*"AbcÉé ,{}\\~'\"-.", "and", " and ", "\\~{n}", "{\\'E}", size=15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    author=_latex_name,
+    title=_pieces(*"Ab &;{}\\$%#_", "&amp;", "\\&amp;", size=12),
+)
+def test_any_bibtex_entry_reads_back_the_same_from_the_digests_entry(
+    tmp_path_factory: pytest.TempPathFactory, author: str, title: str
+) -> None:
+    folder = tmp_path_factory.mktemp("bib")
+    source = folder / "in.bib"
+    source.write_text(
+        f"@article{{k, author = {{{author}}}, title = {{{title}}}, abstract = {{A.}}}}\n", "utf-8"
+    )
+    try:
+        (paper,) = read_collection([source]).papers
+    except (InputError, ValueError):
+        return
+    except Exception as error:  # DigestError: nothing readable
+        assert type(error).__name__ == "DigestError", error
+        return
+    written = folder / "out.bib"
+    written.write_text(
+        bibtex_entry(TitledPaper(paper, paper.title or "T", False, "k"), abstract=True), "utf-8"
+    )
+    (again,) = read_collection([written]).papers
+    assert again.authors == paper.authors
+    assert (again.title or "") == (paper.title or "")
+    assert again.citation and paper.citation and again.citation.entry_type == "article"
+    assert len(again.citation.authors) == len(paper.citation.authors)
+
+
+@settings(max_examples=150, deadline=None)
+@given(bibtex=_pieces(*'@{}=,"\\ abc', "@misc{", "author=", "title=", size=25))
+def test_any_openreview_bibtex_gives_a_parsable_citation(
+    tmp_path_factory: pytest.TempPathFactory, bibtex: str
+) -> None:
+    note = {"id": "F", "content": {"title": "T", "abstract": "An abstract.", "_bibtex": bibtex}}
+    path = tmp_path_factory.mktemp("or") / "notes.json"
+    path.write_text(json.dumps([note]), encoding="utf-8")
+    (paper,) = read_collection([path]).papers
+    library = bibtexparser.parse_string(bibtex_entry(TitledPaper(paper, "T", False, "F")))
+    assert not library.failed_blocks and len(library.entries) == 1

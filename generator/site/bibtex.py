@@ -242,7 +242,9 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
     given = [(name, text) for name, text in citation.fields if name not in ("abstract", "keywords")]
     given = [(name, text) for name, text in given if name != "url" or _is_web_link(text, citation.latex)]
     fields = [(name, value(name, text)) for name, text in given if name == "title"]
-    people = citation.authors or tuple(display_name_parts(name) for name in record.authors)
+    people = citation.authors
+    if not people and not citation.latex:  # names given whole: split as BibTeX splits them
+        people = tuple(display_name_parts(name) for name in record.authors)
     names = [written for person in people if (written := _name(person, citation.latex))]
     if names:
         fields.append(("author", " and ".join(names)))

@@ -228,7 +228,8 @@ def _chunks(value: str) -> list[tuple[str, bool]]:
 
 def split_authors(value: str) -> list[str]:
     """The names of an ``author`` field; ``and others`` (et al.) names nobody."""
-    names = split_multiple_persons_names(" ".join(value.split())) if value.strip() else []
+    value = _DANGLING_AND.sub("", " ".join(value.split()))
+    names = split_multiple_persons_names(value) if value.strip() else []
     return [name for name in names if name.strip().lower() != "others"]
 
 
@@ -251,7 +252,7 @@ bookkeeping (``biburl``, ``bibsource``, ``timestamp``, ``acmid``, ``crossref``, 
 _ENTITY = re.compile(r"\\?&(#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _LATEX_ESCAPED = {"&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$", "_": r"\_"}
 _BIBTEX_SPACE = re.compile(r"[ \t\r\n]+")
-_DANGLING_AND = re.compile(r"^\s*and\s+|\s+and\s*$", re.I)
+_DANGLING_AND = re.compile(r"^\s*and(?:\s+|\s*$)|\s+and\s*$", re.I)
 _BARE_TILDE_ACCENT = re.compile(r"(?<!\\)\\~(\{[^{}]*\}|[A-Za-z])")
 
 
