@@ -168,6 +168,8 @@ class Record:
     names: list[dict[str, str]]
     """Each author's parts (``first``, ``von``, ``last``, ``jr``), or ``{"name": …}`` given whole."""
     fields: dict[str, str]
+    editors: list[dict[str, str]] = field(default_factory=list)
+    """A CSL item's or a table's editors in parts (a BibTeX source's are its ``editor`` field)."""
 
 
 def bibtex_records(path: Path) -> list[Record]:
@@ -192,20 +194,7 @@ def csl_records(path: Path) -> list[Record]:
     records = []
     for item in json.loads(path.read_text(encoding="utf-8")):
         kind = CSL_TYPES.get(item.get("type", ""), "misc")
-        names = []
-        for person in item.get("author", []):
-            if "literal" in person:
-                names.append({"last": person["literal"], "first": "", "von": "", "jr": ""})
-            else:
-                von = " ".join(person.get(k, "") for k in ("dropping-particle", "non-dropping-particle"))
-                names.append(
-                    {
-                        "first": person.get("given", ""),
-                        "von": von.strip(),
-                        "last": person.get("family", ""),
-                        "jr": person.get("suffix", ""),
-                    }
-                )
+        names, editors = _csl_names(item.get("author", [])), _csl_names(item.get("editor", []))
         fields = {"title": re.sub(r"</?(i|b|sup|sub|sc|span)(\s[^<>]*)?>", "", item.get("title", ""))}
         container = item.get("container-title")
         if container:
@@ -223,11 +212,40 @@ def csl_records(path: Path) -> list[Record]:
                 fields[bib] = str(item[csl])
         for other in set(item) - {"id", "type", "author", "issued", "container-title", "title", "abstract",
                                   "DOI", "URL", "volume", "issue", "page", "publisher", "publisher-place",
-                                  "ISBN", "ISSN", "edition", "collection-title", "keyword",
+                                  "ISBN", "ISSN", "edition", "collection-title", "keyword", "editor",
                                   "title-short", "language"}:  # fmt: skip
             fields[f"csl:{other}"] = json.dumps(item[other], ensure_ascii=False)
-        records.append(Record(str(item.get("id", "")), kind, names, fields))
+        records.append(Record(str(item.get("id", "")), kind, names, fields, editors))
     return records
+
+
+def _csl_names(people: list[dict[str, str]]) -> list[dict[str, str]]:
+    names = []
+    for person in people:
+        if "literal" in person:
+            names.append({"last": person["literal"], "first": "", "von": "", "jr": ""})
+        else:
+            von = " ".join(person.get(k, "") for k in ("dropping-particle", "non-dropping-particle"))
+            names.append(
+                {
+                    "first": person.get("given", ""),
+                    "von": von.strip(),
+                    "last": person.get("family", ""),
+                    "jr": person.get("suffix", ""),
+                }
+            )
+    return names
+
+
+def _zotero_names(cell: str) -> list[dict[str, str]]:
+    names: list[dict[str, str]] = []
+    for name in filter(None, (n.strip() for n in cell.split(";"))):
+        family, _, given = name.partition(", ")
+        if family.strip():
+            names.append({"last": family, "first": given, "von": "", "jr": ""})
+        else:  # ", Given" (no family name): the name as written
+            names.append({"name": given.strip()})
+    return names
 
 
 def csv_records(path: Path) -> list[Record]:
@@ -237,13 +255,7 @@ def csv_records(path: Path) -> list[Record]:
     for row in reader:
         row = {k: (v or "").strip() for k, v in row.items()}
         if {"Key", "Author", "Publication Year"} <= set(row):  # Zotero, with or without "Item Type"
-            names = []
-            for name in filter(None, (n.strip() for n in row.get("Author", "").split(";"))):
-                family, _, given = name.partition(", ")
-                if family.strip():
-                    names.append({"last": family, "first": given, "von": "", "jr": ""})
-                else:  # ", Given" (no family name): the name as written
-                    names.append({"name": given.strip()})
+            names, editors = _zotero_names(row.get("Author", "")), _zotero_names(row.get("Editor", ""))
             kind = ZOTERO_CSV_TYPES.get(row["Item Type"], "misc") if row.get("Item Type") else None
             venue_field = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
             venue = venue_field.get(kind or "", "institution" if kind == "techreport" else "howpublished")
@@ -263,14 +275,15 @@ def csv_records(path: Path) -> list[Record]:
                 "issn": row.get("ISSN", ""),
             }
             key = row.get("Key", "")
-        else:  # Mini-Conf and other plain tables: names given whole, no item type
+        else:
+            editors = []  # Mini-Conf and other plain tables: names given whole, no item type
             names = [{"name": n.strip()} for n in row.get("authors", "").split("|") if n.strip()]
             kind = None
             links = (row.get(column, "") for column in ("url", "link", "href", "pdf_url", "pdf"))
             link = next((value for value in links if re.match(r"https?://", value)), "")
             fields = {"title": row.get("title", ""), "url": link}
             key = row.get("UID", "") or row.get("id", "")
-        records.append(Record(key, kind, names, {k: v for k, v in fields.items() if v}))
+        records.append(Record(key, kind, names, {k: v for k, v in fields.items() if v}, editors))
     return records
 
 
@@ -324,9 +337,10 @@ STAND_IN_ABSTRACT = (
 
 
 def digest_papers(path: Path, folder: Path) -> tuple[list[Paper], int]:
-    """The papers the digest reads from the file, and how many BibTeX entries got a stand-in abstract:
-    exports without abstracts (DBLP, Google Scholar, IEEE Xplore's) get one written into a copy in
-    ``folder``, after the entry's key, so that the digest reads them; nothing else in the copy changes."""
+    """The papers the digest reads from the file, and how many records got a stand-in abstract:
+    exports without abstracts (DBLP, Google Scholar, IEEE Xplore's; CSL-JSON items) get one written
+    into a copy in ``folder`` (after a BibTeX entry's key), so that the digest reads them; nothing else
+    in the copy changes."""
     stand_ins = 0
     if path.suffix.lower() == ".bib":
         raw = path.read_text(encoding="utf-8-sig")
@@ -344,6 +358,15 @@ def digest_papers(path: Path, folder: Path) -> tuple[list[Paper], int]:
             header = re.compile(r"(@(?!string|comment|preamble)\w+\s*[{(]\s*)([^,\s]+)\s*,", re.I)
             path = folder / path.name
             path.write_text(header.sub(add, raw), encoding="utf-8")
+    elif path.suffix.lower() == ".json":
+        items = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(items, list) and any(isinstance(i, dict) and not i.get("abstract") for i in items):
+            for index, item in enumerate(items):
+                if isinstance(item, dict) and "content" not in item and not item.get("abstract"):
+                    item["abstract"] = STAND_IN_ABSTRACT.format(key=item.get("id", index))
+                    stand_ins += 1
+            path = folder / path.name
+            path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     return list(read_collection([path], options=ReadOptions(keep_going=True)).papers), stand_ins
 
 
@@ -355,42 +378,54 @@ def titled(paper: Paper) -> TitledPaper:
     return TitledPaper(paper, "A derived title", True, paper.id)
 
 
-def output_fields(entry_text: str) -> tuple[str, list[dict[str, str]], dict[str, str]]:
+def output_fields(entry_text: str) -> tuple[str, list[dict[str, str]], dict[str, str], list[dict[str, str]]]:
     library = bibtexparser.parse_string(entry_text)
     if library.failed_blocks or len(library.entries) != 1:
         raise AssertionError(f"the digest wrote an entry bibtexparser cannot read:\n{entry_text}")
     return bibtex_records_from(library.entries[0])
 
 
-def bibtex_records_from(entry) -> tuple[str, list[dict[str, str]], dict[str, str]]:  # type: ignore[no-untyped-def]
+def bibtex_records_from(entry) -> tuple[str, list[dict[str, str]], dict[str, str], list[dict[str, str]]]:  # type: ignore[no-untyped-def]
+    """An entry's type, author names in parts, fields as Unicode, and editor names in parts."""
     values = {item.key.lower(): str(item.value) for item in entry.fields}
-    names = []
-    for name in split_multiple_persons_names(values.pop("author", "")):
-        parts = parse_single_name_into_parts(name, strict=False)
-        names.append({k: text(" ".join(getattr(parts, k))) for k in ("first", "von", "last", "jr")})
+    names = [_parts(name) for name in split_multiple_persons_names(values.pop("author", ""))]
+    editors = [_parts(name) for name in split_multiple_persons_names(values.get("editor", ""))]
     fields = {k: url_text(v) if k in ("url", "doi") else text(v) for k, v in values.items()}
-    return entry.entry_type.lower(), names, fields
+    return entry.entry_type.lower(), names, fields, editors
 
 
 def _whole(name: dict[str, str]) -> str:
     return " ".join(p for p in (name.get("first"), name.get("von"), name.get("last"), name.get("jr")) if p)
 
 
-def compare_entry(tally: Tally, where: str, record: Record, entry_text: str) -> None:
-    kind, names, fields = output_fields(entry_text)
-    tally.compare(where, "entry type", record.entry_type, kind)
-    for index, name in enumerate(record.names):
-        got = names[index] if index < len(names) else {}
+def _parts(name: str) -> dict[str, str]:
+    parts = parse_single_name_into_parts(name, strict=False)
+    return {k: text(" ".join(getattr(parts, k))) for k in ("first", "von", "last", "jr")}
+
+
+def _compare_names(
+    tally: Tally, where: str, role: str, source: list[dict[str, str]], output: list[dict[str, str]]
+) -> None:
+    for index, name in enumerate(source):
+        got = output[index] if index < len(output) else {}
         if "name" in name:
-            tally.compare(where, "author (whole name)", name["name"], _whole(got) if got else None)
+            tally.compare(where, f"{role} (whole name)", name["name"], _whole(got) if got else None)
             continue
         for part in ("first", "von", "last", "jr"):
             if name.get(part):
-                tally.compare(where, f"author {part}", name[part], got.get(part) or None)
+                tally.compare(where, f"{role} {part}", name[part], got.get(part) or None)
             elif got.get(part):  # a part the output has and the source does not: a different split
-                tally.compare(where, f"author {part}", "(none)", got[part])
-    if len(names) > len(record.names):
-        tally.compare(where, "author count", str(len(record.names)), str(len(names)))
+                tally.compare(where, f"{role} {part}", "(none)", got[part])
+    if len(output) > len(source):
+        tally.compare(where, f"{role} count", str(len(source)), str(len(output)))
+
+
+def compare_entry(tally: Tally, where: str, record: Record, entry_text: str) -> None:
+    kind, names, fields, editors = output_fields(entry_text)
+    tally.compare(where, "entry type", record.entry_type, kind)
+    _compare_names(tally, where, "author", record.names, names)
+    if record.editors:
+        _compare_names(tally, where, "editor", record.editors, editors)
     for name, value in record.fields.items():
         if name == "venue":  # the source names no field for it: whichever the entry type calls for
             venues = ("journal", "booktitle", "howpublished", "institution", "school")

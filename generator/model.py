@@ -41,6 +41,9 @@ class Citation:
     fields: tuple[tuple[str, str], ...] = ()
     """Every other field carried, in the source's order: ``title``, ``journal``/``booktitle``,
     ``year``, ``doi``, ``url``, ``volume``, ``pages`` …"""
+    editors: tuple[PersonName, ...] = ()
+    """The editors in their parts, from a source that gives them apart from its fields (CSL-JSON, a
+    Zotero table); a BibTeX source's ``editor`` is one of its ``fields``."""
     latex: bool = False
     """Whether values are LaTeX as a BibTeX source wrote them (braces, accents, ``\\&``), rather
     than Unicode text that is escaped when written."""

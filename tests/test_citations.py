@@ -198,6 +198,7 @@ def test_csl_json_types_particles_and_fields_round_trip(tmp_path: Path) -> None:
                 {"literal": "MetaCardis Consortium"},
             ],
             "container-title": "Cell",
+            "editor": [{"family": "Fontaine", "given": "Jean", "dropping-particle": "de la"}],
             "volume": "12",
             "issue": "3",
             "page": "1-10",
@@ -226,6 +227,7 @@ def test_csl_json_types_particles_and_fields_round_trip(tmp_path: Path) -> None:
     written = bibtex_entry(TitledPaper(papers["a"], "On things", False, "a"))
     assert "author = {van Beethoven, Ludwig and Di Ruscio, Davide and King, Jr., Martin and " in written
     assert "{MetaCardis Consortium}}" in written
+    assert "editor = {de la Fontaine, Jean}" in written
 
 
 ZOTERO_CSV = (

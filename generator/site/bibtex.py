@@ -40,6 +40,8 @@ _UNESCAPED_PERCENT = re.compile(r"(?<!\\)(?:\\\\)*%")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
 _BIBTEX_SPACE = re.compile(r"[ \t\r\n]+")
 """What BibTeX splits words on: not a no-break space, which joins two words into one."""
+_TRAILING_BACKSLASH = re.compile(r"(?<!\\)(?:\\\\)*\\$")
+"""A part ending in a lone backslash, which would escape whatever is written after it."""
 _TIE = re.compile(r"(?<!\\)~")
 """A tie (``D.~E.``): between the words of a name, BibTeX reads it as a space."""
 _TITLE_STOPWORDS = frozenset("a an the on of in for to and with from towards via is".split())  # noqa: SIM905
@@ -103,6 +105,12 @@ def _name(name: PersonName, latex: bool) -> str:
     a lone "and" inside a part, a last name whose inner words start in lower case ("{van der Berg}"
     as the source had it braced), a name with no first part ("{MetaCardis Consortium}")."""
 
+    parts = (name.first, name.von, name.last, name.jr)
+    if latex and not all(_balanced(part) and not _TRAILING_BACKSLASH.search(part) for part in parts):
+        # Braces BibTeX would misread: the name written again from the text it stands for.
+        parts = (latex_to_text(part) for part in (name.last, name.first, name.von, name.jr))
+        return _name(PersonName(*parts), latex=False)
+
     def text(part: str) -> str:
         part = _BIBTEX_SPACE.sub(" ", part).strip()
         return part if latex else escape_text(part)
@@ -115,15 +123,46 @@ def _name(name: PersonName, latex: bool) -> str:
     first, jr = (_braced(part) if _top_level_comma_or_and(part) else part for part in (first, jr))
     if jr and not first:  # "King, Jr., {}": without a first part the Jr would be read as the first name
         first = "{}"
-    for candidate_last, candidate_von in (
-        (last, von),
-        (_braced(last), von),
-        (_braced(f"{von} {last}".strip()), ""),
-    ):
-        written = _assemble(candidate_von, candidate_last, jr, first)
-        if _reads_back(written, candidate_von, candidate_last, jr, first):
+    braced_jr, braced_first = _braced(jr), first if first == "{}" else _braced(first)
+    candidates = (
+        (von, last, jr, first),
+        (von, _braced(last), jr, first),
+        (von, last, braced_jr, braced_first),
+        (von, _braced(last), braced_jr, braced_first),
+        ("", _braced(f"{von} {last}".strip()), braced_jr, braced_first),
+    )
+    for candidate in candidates:
+        written = _assemble(*candidate)
+        if _reads_back(written, *candidate):
             return written
     return written
+
+
+def _name_list(names: list[str]) -> str:
+    """Names joined by "and" so that they split back into the same names. bibtexparser drops a name's
+    last word when it ends in a control symbol before "and" (``Lee, \\& and …``): "{}" ends it."""
+    joined = " and ".join(names)
+    if split_multiple_persons_names(joined) == names:
+        return joined
+    ended = [name + "{}" if re.search(r"\\\S*$", name) else name for name in names]
+    if split_multiple_persons_names(" and ".join(ended)) == ended:
+        return " and ".join(ended)
+    return " and ".join(name if _is_one_group(name) else "{" + name + "}" for name in names)
+
+
+def _balanced(text: str) -> bool:
+    """Whether the braces close in order both as BibTeX counts them (every brace, escaped or not) and as
+    bibtexparser does (``\\{`` and ``\\}`` not counted), so that every reader ends the field in one place."""
+    return _closes_in_order(text) and _closes_in_order(re.sub(r"\\[{}]", "", text))
+
+
+def _closes_in_order(text: str) -> bool:
+    depth = 0
+    for character in text:
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _braced(part: str) -> str:
@@ -162,7 +201,7 @@ def _assemble(von: str, last: str, jr: str, first: str) -> str:
 def _reads_back(written: str, von: str, last: str, jr: str, first: str) -> bool:
     """Whether BibTeX's name grammar (bibtexparser's reading of it) gives these parts back."""
     names = split_multiple_persons_names(written)
-    if len(names) != 1:
+    if len(names) != 1 or names[0].strip() != written.strip():
         return False
     parts = parse_single_name_into_parts(names[0], strict=False)
     return [" ".join(p) for p in (parts.von, parts.last, parts.jr, parts.first)] == [
@@ -235,8 +274,10 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
     citation = citation_of(paper)
 
     def value(name: str, text: str) -> str:
-        if citation.latex:
+        if citation.latex and _balanced(text):
             return text
+        if citation.latex:  # braces BibTeX would misread: written again from the text they stand for
+            text = unescape_url(text) if name in URL_FIELDS else latex_to_text(text)
         return _escape_url(text) if name in URL_FIELDS else escape_text(text)
 
     given = [(name, text) for name, text in citation.fields if name not in ("abstract", "keywords")]
@@ -247,7 +288,10 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
         people = tuple(display_name_parts(name) for name in record.authors)
     names = [written for person in people if (written := _name(person, citation.latex))]
     if names:
-        fields.append(("author", " and ".join(names)))
+        fields.append(("author", _name_list(names)))
+    editors = [written for person in citation.editors if (written := _name(person, citation.latex))]
+    if editors:
+        fields.append(("editor", _name_list(editors)))
     fields += [(name, value(name, text)) for name, text in given if name not in ("title", "note")]
     notes = [value("note", text) for name, text in given if name == "note"]
     if paper.title_was_derived and paper.title:

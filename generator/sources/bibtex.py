@@ -277,7 +277,8 @@ def citation_of_entry(entry_type: str, fields: dict[str, str]) -> Citation:
     authors = []
     for name in people:
         parts = parse_single_name_into_parts(name, strict=False)
-        if parts.last or parts.first:
+        words = " ".join([*parts.first, *parts.von, *parts.last, *parts.jr])
+        if words and _person(words):  # a name whose text is empty ("{}") names nobody, as on the page
             authors.append(
                 PersonName(
                     last=" ".join(parts.last),

@@ -150,7 +150,9 @@ def _citation(item: dict[str, Any], title: str | None, fail: Any) -> Citation:
         fields.append(("url", url))
     if doi := bare_doi(_string(item, "DOI", fail)):
         fields.append(("doi", doi))
-    return Citation(kind, _name_parts(item.get("author")), tuple(fields))
+    return Citation(
+        kind, _name_parts(item.get("author")), tuple(fields), editors=_name_parts(item.get("editor"))
+    )
 
 
 def _plain(value: Any) -> str | None:
@@ -164,13 +166,21 @@ def _plain(value: Any) -> str | None:
 
 
 def _name_parts(value: Any) -> tuple[PersonName, ...]:
-    """Each author's parts (``_authors`` has checked their types): ``family`` the last name, particles
-    the von part, ``suffix`` the jr part, ``literal`` (a group) the whole last name."""
+    """Each person's parts: ``family`` the last name, particles the von part, ``suffix`` the jr part,
+    ``literal`` (a group) the whole last name. Lenient: a person or part of another shape is left out
+    (``_authors`` has already refused a malformed author list; editors are only cited)."""
     people = []
-    for person in value or ():
+    for person in value if isinstance(value, list) else ():
+        if not isinstance(person, dict):
+            continue
 
         def part(*keys: str, person: dict[str, Any] = person) -> str:
-            return " ".join(str(person[key]).strip() for key in keys if person.get(key) not in (None, ""))
+            values = (person.get(key) for key in keys)
+            return " ".join(
+                str(v).strip()
+                for v in values
+                if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip()
+            )
 
         if part("literal"):
             people.append(PersonName(last=part("literal")))

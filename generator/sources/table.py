@@ -240,6 +240,7 @@ CITED_COLUMNS = {
     "series": "series",
     "isbn": "isbn",
     "issn": "issn",
+    "editor": "editor",
 }
 """Reference managers' columns a citation carries (Zotero's names), with their BibTeX field names."""
 
@@ -275,9 +276,10 @@ def _citation(
         fields.append(("institution" if kind == "techreport" else venue_field(kind), venue))
     if year:
         fields.append(("year", str(year)))
+    editors = _name_parts(given.pop("editor", ""))
     fields += given.items()
     fields += [(name, value) for name, value in (("url", url), ("doi", doi)) if value]
-    return Citation(kind, authors, tuple(fields))
+    return Citation(kind, authors, tuple(fields), editors=editors)
 
 
 def _name_parts(text: str) -> tuple[PersonName, ...]:
