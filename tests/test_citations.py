@@ -416,7 +416,9 @@ def _pieces(*pieces: str, size: int) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), max_size=size).map("".join)
 
 
-_latex_name = _pieces(*"AbcÉé ,{}\\~'\"-.", "and", " and ", "\\~{n}", "{\\'E}", size=15)
+# Names as exports write them: letters, commas, braces, "and", ties, accents as commands (a lone
+# backslash or tilde is left to the readers' arbitrary-text properties, which only ask for no crash).
+_latex_name = _pieces(*"AbcÉé ,{}-.", "and", " and ", "D.~E.", "\\~{n}", "{\\'E}", "\\'{e}", size=15)
 
 
 @settings(max_examples=200, deadline=None)
@@ -444,10 +446,19 @@ def test_any_bibtex_entry_reads_back_the_same_from_the_digests_entry(
         bibtex_entry(TitledPaper(paper, paper.title or "T", False, "k"), abstract=True), "utf-8"
     )
     (again,) = read_collection([written]).papers
-    assert again.authors == paper.authors
     assert (again.title or "") == (paper.title or "")
     assert again.citation and paper.citation and again.citation.entry_type == "article"
-    assert len(again.citation.authors) == len(paper.citation.authors)
+
+    def parts(citation: Citation) -> list[str]:
+        """Each name's text, part by part (an accent ending the first name stays in it). A name given
+        without a last name, or with braces BibTeX would misread, is written whole: its words count."""
+        texts = (
+            [" ".join(latex_to_text(p).split()) for p in (n.first, n.von, n.last, n.jr)]
+            for n in citation.authors
+        )
+        return [" ".join(text for text in name if text) for name in texts]
+
+    assert parts(again.citation) == parts(paper.citation)
 
 
 @settings(max_examples=150, deadline=None)

@@ -40,8 +40,8 @@ _UNESCAPED_PERCENT = re.compile(r"(?<!\\)(?:\\\\)*%")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
 _BIBTEX_SPACE = re.compile(r"[ \t\r\n]+")
 """What BibTeX splits words on: not a no-break space, which joins two words into one."""
-_TRAILING_BACKSLASH = re.compile(r"(?<!\\)(?:\\\\)*\\$")
-"""A part ending in a lone backslash, which would escape whatever is written after it."""
+_TRAILING_BACKSLASH = re.compile(r"\\$")
+"""A value ending in a backslash: bibtexparser reads it with the closing brace as ``\\}``."""
 _TIE = re.compile(r"(?<!\\)~")
 """A tie (``D.~E.``): between the words of a name, BibTeX reads it as a space."""
 _TITLE_STOPWORDS = frozenset("a an the on of in for to and with from towards via is".split())  # noqa: SIM905
@@ -274,7 +274,7 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
     citation = citation_of(paper)
 
     def value(name: str, text: str) -> str:
-        if citation.latex and _balanced(text):
+        if citation.latex and _balanced(text) and not _TRAILING_BACKSLASH.search(text):
             return text
         if citation.latex:  # braces BibTeX would misread: written again from the text they stand for
             text = unescape_url(text) if name in URL_FIELDS else latex_to_text(text)

@@ -228,7 +228,7 @@ def _chunks(value: str) -> list[tuple[str, bool]]:
 
 def split_authors(value: str) -> list[str]:
     """The names of an ``author`` field; ``and others`` (et al.) names nobody."""
-    value = _DANGLING_AND.sub("", " ".join(value.split()))
+    value = without_dangling_and(" ".join(value.split()))
     names = split_multiple_persons_names(value) if value.strip() else []
     return [name for name in names if name.strip().lower() != "others"]
 
@@ -272,7 +272,7 @@ def citation_of_entry(entry_type: str, fields: dict[str, str]) -> Citation:
     ``CITED_FIELDS`` in their LaTeX (whitespace runs made one space)."""
     # BibTeX's own whitespace only: a no-break space inside a name ("AMBAR\u00a0AKKAOUI") joins words
     # into one, as it does for BibTeX. A dangling "and" names nobody.
-    names = _DANGLING_AND.sub("", _BIBTEX_SPACE.sub(" ", fields.get("author", "")))
+    names = without_dangling_and(_BIBTEX_SPACE.sub(" ", fields.get("author", "")))
     people = split_multiple_persons_names(names)
     authors = []
     for name in people:
@@ -307,6 +307,13 @@ def decode_html_entities(value: str) -> str:
         return "".join(_LATEX_ESCAPED.get(c, c) for c in decoded)
 
     return _ENTITY.sub(character, value) if "&" in value else value
+
+
+def without_dangling_and(names: str) -> str:
+    """An author field without the "and" that joins nobody at either end ("A and ", "and and B")."""
+    while (stripped := _DANGLING_AND.sub("", names)) != names:
+        names = stripped
+    return names
 
 
 def protect_accents(names: str) -> str:
