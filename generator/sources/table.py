@@ -127,6 +127,8 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     columns = _columns(path, header_line, header, options)
 
     author_column = columns.get("authors")
+    # "Abstract Note" is Zotero's alone: its exports separate names by "; " only.
+    zotero = "abstractnote" in {normalise_header(name) for name in header}
     family_first = author_column is not None and family_first_names(
         [row[author_column] for _, row in rows[1:] if len(row) == len(header)], header
     )
@@ -177,7 +179,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 abstract=abstract,
                 source=SourceLocation(path, line),
                 title=one_line(cell("title")),
-                authors=split_authors(cell("authors"), family_first),
+                authors=split_authors(cell("authors"), family_first, zotero),
                 url=url,
                 doi=doi,
                 venue=one_line(next(iter(cells("venue")), None)),
@@ -189,7 +191,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                     row,
                     cited_columns,
                     title=one_line(cell("title")),
-                    authors=_name_parts(cell("authors")) if family_first else (),
+                    authors=_name_parts(cell("authors"), zotero) if family_first else (),
                     venue=one_line(next(iter(cells("venue")), None)),
                     year=year,
                     url=next((u for u in map(web_url, links) if u), None),
@@ -285,10 +287,18 @@ def _citation(
     return Citation(kind, authors, tuple(fields), editors=editors)
 
 
-def _name_parts(text: str) -> tuple[PersonName, ...]:
+def _zotero_names(text: str) -> list[str]:
+    return re.split(r"\s*;\s*", text)
+
+
+def _name_parts(text: str, zotero: bool = False) -> tuple[PersonName, ...]:
     """ "Family, Given; …" names (``family_first_names``) in their parts: the family name is the last
     name as the export wrote it ("Di Ruscio"), a suffix after a second comma the jr part."""
-    parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+    parts = (
+        _zotero_names(text)
+        if zotero
+        else (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+    )
     people = []
     for part in parts:
         family, comma, given = (piece.strip() for piece in part.partition(","))
@@ -319,13 +329,18 @@ def split_list(text: str) -> tuple[str, ...]:
     return tuple(item for part in _LIST_SEPARATOR.split(text) if (item := one_line(part)))
 
 
-def split_authors(text: str, family_first: bool = False) -> tuple[str, ...]:
+def split_authors(text: str, family_first: bool = False, zotero: bool = False) -> tuple[str, ...]:
     """Authors separated by ``|``, ``;`` or ``//`` (Mini-Conf, Zotero, EndNote), or else by commas and
     ``and``. With ``family_first`` (the file writes "Family, Given" names: ``family_first_names``), names are
     separated by those marks or by `` and `` (BibTeX style), and read "Given Family", as the BibTeX
-    reader gives them."""
+    reader gives them. A Zotero export (``zotero``) separates names by "; " and nothing else: an "and"
+    or a "//" inside a cell is part of a name as the library holds it."""
     if family_first:
-        parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+        parts = (
+            _zotero_names(text)
+            if zotero
+            else (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+        )
         return tuple(item for part in parts if (item := one_line(_given_first(part))))
     separator = _LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AUTHOR_FALLBACK_SEPARATOR
     return tuple(item for part in separator.split(text) if (item := one_line(part)))
