@@ -43,6 +43,45 @@ def connectivity(keywords: list[list[str]]) -> tuple[int, int]:
     return connected, pages
 
 
+def porter_words(keyword: str) -> list[str]:
+    """A keyword's words as the yardstick compares them: lowercase, punctuation dropped, each word
+    Porter-stemmed (``digest_eval.norm_phrase``; nltk's stemmer, not the one the build uses)."""
+    from nltk.stem import PorterStemmer
+
+    stem = PorterStemmer().stem
+    return [stem(token) for token in re.findall(r"[a-z0-9]+", keyword.lower())]
+
+
+def repeats(keywords: list[list[str]]) -> list[tuple[str, str]]:
+    """The shown keywords contained in another keyword of the same paper after Porter stemming
+    (equal ones too), each with the first keyword it is inside: ("language model", "large language
+    model"), ("robust", "robustness")."""
+    found = []
+    for paper in keywords:
+        stemmed = [porter_words(keyword) for keyword in paper]
+        for index, words in enumerate(stemmed):
+            size = len(words)
+            holders = [
+                paper[other]
+                for other, longer in enumerate(stemmed)
+                if other != index
+                and len(longer) >= size > 0
+                and any(longer[start : start + size] == words for start in range(len(longer) - size + 1))
+            ]
+            if holders:
+                found.append((paper[index], holders[0]))
+    return found
+
+
+def lone_words(keywords: list[list[str]]) -> list[str]:
+    """Shown keywords of one word (hyphenated words are one), acronyms left out (names)."""
+    from generator.analysis.keyphrases.canonical import is_acronym
+
+    return [
+        keyword for paper in keywords for keyword in paper if " " not in keyword and not is_acronym(keyword)
+    ]
+
+
 def _words(keyword: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", keyword.lower())
 
