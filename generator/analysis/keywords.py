@@ -7,8 +7,10 @@ with their titles' phrases as labels) weighs that similarity with how many paper
 the phrase, how often and how early the abstract uses it, whether it defines an acronym for it, its
 length, how its words are used across 50,000 abstracts (titled, ending a noun phrase) and whether it
 is only a piece of a longer candidate. One word that those abstracts show to be a filler (common or
-not a noun) is never a keyword. Measured on NeurIPS 2023 author keywords
-(``benchmarks/keyword_quality.py``, never trained on), see benchmarks/notes/keywords-topics.md.
+not a noun), or that NeurIPS 2023 authors seldom list alone (``ranker.LoneWords``), is never a
+keyword, and how often authors list a phrase adds to its score. No keyword is inside another of its
+paper after Porter stemming. Measured on NeurIPS 2023 author keywords (2-fold for what is learned
+from them), see benchmarks/notes/keywords-topics.md.
 
 Only phrases that two papers share, that one abstract uses twice or that its given title uses (the
 title's phrases are candidates even where the abstract never uses them) are embedded (with all of an
