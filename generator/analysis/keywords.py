@@ -97,8 +97,21 @@ def find_candidates(
             # A given title's phrase: the title bonus makes it a likely keyword, so it is always ranked.
             or candidates[key].in_title
         ]
-        to_embed.update(supported if len(supported) >= top_n else showable)
+        # Keywords that repeat one another are never shown together: count the distinct ones.
+        to_embed.update(supported if _distinct(supported, candidates, top_n) >= top_n else showable)
     return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed))
+
+
+def _distinct(keys: Sequence[str], candidates: dict[str, Candidate], enough: int) -> int:
+    """How many of ``keys`` none of which repeats another could be shown (counted up to ``enough``)."""
+    kept: list[list[str]] = []
+    for key in keys:
+        words = stemmed(candidates[key].form)
+        if not any(repeats(words, other) for other in kept):
+            kept.append(words)
+            if len(kept) == enough:
+                break
+    return len(kept)
 
 
 def shows(candidate: Candidate, stats: WordStats, lone: LoneWords) -> bool:
