@@ -44,12 +44,14 @@ def _expected(site: Site, saved_ids: list[str]) -> list[tuple[str, str]]:  # noq
 
 
 def _shown(page: Page) -> list[tuple[str, str]]:
-    return page.eval_on_selector_all(
+    """(address, closest saved paper's address) of each recommendation on the page."""
+    pairs = page.eval_on_selector_all(
         ITEMS,
         """items => items.map(item => [
              item.querySelector(':scope > a').href,
              item.querySelector('.paper-recommended__because a').href])""",
     )
+    return [(address, closest) for address, closest in pairs]
 
 
 def _shows(page: Page, expected: list[tuple[str, str]], timeout: float = 20.0) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 STEPS = 10
-RATE = 8.0
+RATE = 32.0
 DECAY = 0.0
 FUSION_OFFSET = 60
 

@@ -2,14 +2,16 @@
 // computed in the reader's browser from the vectors search by meaning already ships (meaning/, written
 // by generator/site/meaning_index.py). The model is not needed: only the vectors and the ids are read.
 //
-// The ranking is a logistic regression of the saved papers against the rest of the digest, a few steps
-// of gradient descent from zero (benchmarks/recommend_quality.py: ahead of the saved papers' centroid
-// and of arxiv-sanity's SVM over tf-idf on NLP tracks and CVPR sessions; its Python twin there gives
-// the same first ten). Up to 3,500 papers every vector is in one file and every paper is scored
-// exactly. Past that (an inverted file with product-quantised codes), the rest of the digest is stood
-// for by the cluster centroids, each weighing as its cluster's papers, and the model's weights are a
-// query like a reader's: the clusters of the saved papers and those closest to the weights are probed,
-// their codes estimate each paper's score, and the best estimates are ranked exactly by their vectors.
+// Two rankings, fused by reciprocal rank: a logistic regression of the saved papers against the rest
+// of the digest (a few steps of gradient descent from zero: what sets the saved papers apart), and
+// each paper's cosine to its closest saved paper (which also names that paper to the reader).
+// benchmarks/recommend_quality.py measures it against the saved papers' centroid and arxiv-sanity's
+// SVM over tf-idf on NLP tracks and CVPR sessions, and checks that generator/site/recommendations.py,
+// its Python twin, gives the same first ten. Up to 3,500 papers every vector is in one file and every
+// paper is scored exactly. Past that (an inverted file with product-quantised codes), the rest of the
+// digest is stood for by the cluster centroids, each weighing as its cluster's papers; the saved
+// papers' clusters and those closest to the model's weights are probed, their codes estimate each
+// paper's score and its cosine to each saved paper, and the best estimates are ranked exactly.
 (() => {
   "use strict";
 
@@ -17,10 +19,10 @@
   const ROOT = new URL("../", script ? script.src : location.href);
   const FOLDER = new URL("meaning/", ROOT);
 
-  // Chosen on the two labelled sets (benchmarks/notes/recommendations.md): more steps overfit five
-  // papers, fewer stay close to the centroid.
+  // Chosen on the two labelled sets: chosen on either, the same settings led on the other
+  // (benchmarks/notes/recommendations.md). generator/site/recommendations.py holds the same.
   const STEPS = 10;
-  const RATE = 8;
+  const RATE = 32;
   const DECAY = 0;
   const FUSION_OFFSET = 60;
   // Past 3,500 papers, the best estimates of closeness to each saved paper ranked exactly too.
