@@ -423,12 +423,15 @@ def main() -> None:
         "\nfirst ten the same in Chromium and in the Python twin:",
         {n: r.agreement for n, r in results.items()},
     )
-    print(f"\nlogistic regression grid (steps, rate; decay {DECAY}):\n")
+    print(f"\nlogistic regression (steps, rate; decay {DECAY}): alone / fused (offset {FUSION_OFFSET})\n")
     print("| steps, rate | " + " | ".join(results) + " |\n|---|" + "---|" * len(results))
     for key in GRID:
-        print(
-            f"| {key[0]}, {key[1]:g} | " + " | ".join(f"{r.grid[key]:.3f}" for r in results.values()) + " |"
-        )
+        cells = " | ".join(f"{r.grid[key][0]:.3f} / {r.grid[key][1]:.3f}" for r in results.values())
+        print(f"| {key[0]}, {key[1]:g} | {cells} |")
+    print(f"\nthe fusion's offset ({STEPS} steps, rate {RATE:g}):\n")
+    print("| offset | " + " | ".join(results) + " |\n|---|" + "---|" * len(results))
+    for offset in OFFSETS:
+        print(f"| {offset} | " + " | ".join(f"{r.offsets[offset]:.3f}" for r in results.values()) + " |")
 
 
 if __name__ == "__main__":
