@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import shutil
 import statistics
 import threading
 from pathlib import Path
@@ -35,6 +36,7 @@ from benchmarks.recommend_quality import SETS, Corpus, _QuietHandler, read_corpu
 from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.cache.database import CACHE_DATABASE
 from generator.site.meaning_index import quantised
+from generator.site.output import ASSETS_DIR
 
 RUNS = 3
 LISTS = 20
@@ -150,6 +152,8 @@ def main() -> None:
         print(f"{name}: writing the site", flush=True)
         if not (site / "meaning" / "index.json").is_file():
             write_site(site, corpus, partitioned=len(corpus.rows) > 3500)
+        # A site kept from an earlier run gets the script as it is now.
+        shutil.copy(ASSETS_DIR / "javascripts" / "recommend.js", site / "javascripts" / "recommend.js")
         ids = [row["id"] for row in corpus.rows]
         result = measure(site, reader_lists(corpus.shipped, ids, RUNS + LISTS))
         print(
