@@ -75,7 +75,7 @@ def recommended(vectors: np.ndarray, saved: list[int], count: int) -> list[Recom
     paper it is closest to (ties: the earlier saved). ``vectors`` as the browser reads them: the int8
     values times their scale, in float64."""
     scores, closest = recommendation_scores(vectors, saved)
-    order = np.argsort(-scores, kind="stable")[:count]
+    order = np.argsort(-scores, kind="stable")[: min(count, len(vectors) - len(set(saved)))]
     return [Recommendation(int(place), int(closest[place])) for place in order]
 
 
