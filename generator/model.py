@@ -35,6 +35,9 @@ class Paper:
     venue: str | None = None
     year: int | None = None
     author_keywords: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    """The reader's own tags from a reference manager's export (Zotero's "Manual Tags" and
+    "Automatic Tags", Mendeley's ``mendeley-tags``, JabRef's ``groups``): not the authors' keywords."""
     track: str | None = None
     """The track, session, area or arXiv category the paper was listed under, when the input says."""
     address: str | None = None
@@ -97,6 +100,9 @@ class AnalysedPaper:
     related: list[RelatedPaper] = field(default_factory=list)
     author_keywords: list[str] = field(default_factory=list)
     """The authors' own keywords, in the digest's spelling, so they share keyword pages."""
+    author_keywords_as_given: list[str] = field(default_factory=list)
+    """Each of ``author_keywords`` as the authors wrote it ("Deep-Fakes" for "deepfake"), for their
+    paper's page; empty when not known (then the digest's spelling is shown)."""
     topic: int | None = None
     """Position of the paper's topic in ``Digest.topics``."""
     map_position: tuple[float, float] | None = None
@@ -112,3 +118,6 @@ class Digest:
     topics: list[Topic] = field(default_factory=list)
     map_method: str | None = None
     """How the paper map was laid out ("t-SNE" or "PCA")."""
+    keyword_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """A keyword as shown -> the other spellings of it in the digest (hyphenated, plural, its acronym
+    or what that stands for) whose papers share its page (``generator.analysis.keyphrases.variants``)."""

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import html
 import importlib.metadata
+import itertools
 import json
 import math
 import posixpath
@@ -380,19 +381,26 @@ class PageRenderer:
             # by them: reader.js makes the links from this address (see paper.md.j2).
             explore = self.site_href(_relative(EXPLORE_PAGE, PAPERS_DIR) or EXPLORE_PAGE, path)
 
-            def keyword_link(text: str, path: str = path) -> dict[str, str | None]:
+            def keyword_link(text: str, shown: str | None = None, path: str = path) -> dict[str, str | None]:
+                """A keyword as ``shown`` (the authors' spelling), linked to the page of ``text``."""
                 page = keyword_pages.get(text)
                 return {
-                    "text": text,
+                    "text": shown or text,
                     "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
                 }
 
+            as_given = paper.author_keywords_as_given
             shown = dict(
                 paper=_paper_view(paper),
                 authors=list(source.authors),
                 explore=explore,
                 keywords=[keyword_link(k.text) for k in paper.keywords],
-                author_keywords=[keyword_link(k) for k in paper.author_keywords],
+                author_keywords=[
+                    keyword_link(k, given)
+                    for k, given in itertools.zip_longest(paper.author_keywords, as_given)
+                    if k is not None
+                ],
+                tags=list(source.tags),
                 topic=None
                 if paper.topic is None
                 else {
@@ -427,6 +435,7 @@ class PageRenderer:
                     digest,
                     "keyword.md.j2",
                     keyword=keyword,
+                    variants=list(digest.keyword_variants.get(keyword, ())),
                     count=len(members),
                     **self._page_of_papers(digest, page, paper_paths),
                 )
@@ -486,11 +495,15 @@ class PageRenderer:
         self, digest: Digest, paper_paths: list[str], keyword_papers: dict[str, list[int]]
     ) -> str:
         """The compact data file of the Explore and My list pages: each name once, in lists the papers
-        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track]`` with
-        positions in those lists (-1 or null when absent)."""
+        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track,
+        [tags]]`` with positions in those lists (-1 or null when absent; ``[tags]`` only when some
+        paper has tags). ``keyword_variants`` holds ``[spelling, keyword position]`` for the other
+        spellings of a keyword, so Explore finds "deep-fake" as "deepfake"."""
         authors: dict[str, int] = {}
         venues: dict[str, int] = {}
         tracks: dict[str, int] = {}
+        tags: dict[str, int] = {}
+        tagged = any(paper.entry.paper.tags for paper in digest.papers)
         keywords = {keyword: position for position, keyword in enumerate(keyword_papers)}
         papers = []
         for paper, path in zip(digest.papers, paper_paths, strict=True):
@@ -508,6 +521,7 @@ class PageRenderer:
                     source.id,
                     -1 if not source.track else tracks.setdefault(source.track, len(tracks)),
                 ]
+                + ([[tags.setdefault(tag, len(tags)) for tag in source.tags]] if tagged else [])
             )
         data = {
             "topics": [topic.label for topic in digest.topics],
@@ -515,6 +529,13 @@ class PageRenderer:
             "keywords": list(keywords),
             "venues": list(venues),
             "tracks": list(tracks),
+            "tags": list(tags),
+            "keyword_variants": [
+                [spelling, keywords[shown]]
+                for shown, spellings in digest.keyword_variants.items()
+                if shown in keywords
+                for spelling in spellings
+            ],
             "papers": papers,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -704,6 +725,7 @@ def explore_facets(digest: Digest) -> list[str]:
         "author": any(source.authors for source in sources),
         "venue": any(source.venue for source in sources),
         "track": any(source.track for source in sources),
+        "tag": any(source.tags for source in sources),
         "year": any(source.year for source in sources),
     }
     return [facet for facet, found in present.items() if found]

@@ -15,7 +15,7 @@ from generator.errors import InputError
 from generator.model import Paper
 from generator.progress import plural
 
-PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "url", "venue", "year", "track")
+PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "tags", "url", "venue", "year", "track")
 """The fields a reader fills, by the names ``--columns`` uses."""
 
 SKIPPED_NAMES_SHOWN = 5

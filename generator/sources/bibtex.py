@@ -5,8 +5,10 @@ turns each field's LaTeX into Unicode (``{\\"o}`` -> ö, ``\\&`` -> &, protectiv
 leaving ``$…$`` math as written for the site's MathJax. Every entry type is a paper; its key is the id.
 Read: ``title``, ``author`` (``Last, First and …``), ``abstract``, ``keywords``, ``url``/``doi``/
 ``eprint`` (the first that gives an http(s) link), ``booktitle``/``journal`` (venue; Zotero's
-``arXiv:…`` journals read as "arXiv"), ``year`` (or ``date``). Everything else is ignored. Entries
-without an abstract are skipped with one warning.
+``arXiv:…`` journals read as "arXiv"), ``year`` (or ``date``). The reader's tags are not the
+authors' keywords: all of ``keywords`` when Zotero wrote the file, those ``mendeley-tags`` names,
+and JabRef's ``groups``. Everything else is ignored. Entries without an abstract are skipped with
+one warning.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ _BARE_PERCENT = re.compile(r"(?<!\\)((?:\\\\)*)%")
 """A ``%`` after an even number of backslashes, which TeX would read as a comment."""
 _LATEX_MARKUP = re.compile(r"[\\{}$~%&#_^]|--|``|''|!`|\?`")
 """What pylatexenc would change: without any of it, a field's text is already its Unicode."""
+_ZOTERO_ATTACHMENT = re.compile(r":(?:application|text|image|audio|video)/[\w.+-]+(?:;|\s*$)")
+"""The end of an attachment in Zotero's ``file`` field: ``…:application/pdf`` (several joined by ``;``)."""
 _ARXIV_JOURNAL = re.compile(r"^arxiv(?::|\s|$)", re.I)
 _ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$", re.I)
 
@@ -106,9 +110,10 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
 
     papers: list[Paper] = []
     without_abstract: list[str] = []
+    keywords_are_tags = _written_by_zotero(resolved.entries)
     for entry in resolved.entries:
         try:
-            paper = _paper(path, entry)
+            paper = _paper(path, entry, keywords_are_tags)
         except InputError as error:
             unread.note(error)
             continue
@@ -146,7 +151,19 @@ def _first_of_each_field(entry: Entry) -> tuple[Entry, list[str]]:
     return kept, repeated
 
 
-def _paper(path: Path, entry: Entry) -> Paper | None:
+def _written_by_zotero(entries: list[Entry]) -> bool:
+    """Whether Zotero wrote the file, which puts the library's tags (the reader's "Unreviewed" and the
+    subjects arXiv and IEEE tag items with) into ``keywords``: its attachments carry a MIME type
+    (``file = {Full Text PDF:C\\:\\…pdf:application/pdf}``), which JabRef's and Mendeley's do not."""
+    return any(
+        _ZOTERO_ATTACHMENT.search(str(field.value))
+        for entry in entries
+        for field in entry.fields
+        if field.key.lower() == "file"
+    )
+
+
+def _paper(path: Path, entry: Entry, keywords_are_tags: bool = False) -> Paper | None:
     line = (entry.start_line or 0) + 1
     fields: dict[str, str] = {}
     for field in entry.fields:
@@ -175,8 +192,24 @@ def _paper(path: Path, entry: Entry) -> Paper | None:
         doi=bare_doi(_unescape_url(fields.get("doi", ""))),
         venue=venue,
         year=year_in(fields.get("year", "")) or year_in(fields.get("date", "")),
-        author_keywords=_keywords(text("keywords")),
+        **_keywords_and_tags(text("keywords"), text("mendeley-tags"), text("groups"), keywords_are_tags),
     )
+
+
+def _keywords_and_tags(
+    keywords: str, mendeley_tags: str, groups: str, keywords_are_tags: bool
+) -> dict[str, tuple[str, ...]]:
+    """The authors' keywords and the reader's tags of an entry: Mendeley lists its tags in
+    ``mendeley-tags`` and in ``keywords`` too, JabRef its groups in ``groups``; Zotero's
+    ``keywords`` are all tags."""
+    words = _keywords(keywords)
+    tagged = {tag.casefold() for tag in _keywords(mendeley_tags)}
+    tags = [word for word in words if keywords_are_tags or word.casefold() in tagged]
+    tags += _keywords(groups)
+    return {
+        "author_keywords": tuple(word for word in words if word not in tags),
+        "tags": tuple(dict.fromkeys(tags)),
+    }
 
 
 def latex_to_text(value: str) -> str:

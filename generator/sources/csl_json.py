@@ -2,9 +2,10 @@
 
 Read: ``title`` (CSL's rich-text tags such as ``<i>`` removed), ``author`` (``given``/``family`` with
 particles and suffix, or ``literal``), ``abstract``, ``issued`` (``date-parts``, ``raw`` or a
-string: the year), ``container-title`` (venue), ``URL`` or else ``DOI`` (link), ``keyword`` (split on
-commas), ``id``. Ignored: every other field (``type``, pages, volume, ISSN, ``accessed``, notes …).
-Items without an abstract are skipped with one warning.
+string: the year), ``container-title`` (venue), ``URL`` or else ``DOI`` (link), ``keyword`` (split
+on commas; the reader's tags, not the authors' keywords), ``id``. Ignored: every other field
+(``type``, pages, volume, ISSN, ``accessed``, notes …). Items without an abstract are skipped with
+one warning.
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def _paper(path: Path, index: int, item: Any, line: int | None) -> Paper | str:
         doi=bare_doi(_string(item, "DOI", fail)),
         venue=one_line(_first_string(item, "container-title", fail)),
         year=_year(item.get("issued"), fail),
-        author_keywords=_keywords(item.get("keyword"), fail),
+        # CSL's "keyword(s) or tag(s) attached to the item": what reference managers (Better BibTeX,
+        # citation.js) write there is the library's tags, so they are the reader's, not the authors'.
+        tags=_keywords(item.get("keyword"), fail),
     )
 
 
@@ -163,4 +166,4 @@ def _keywords(value: Any, fail: Any) -> tuple[str, ...]:
         value = value.split(";" if ";" in value else ",")
     if not isinstance(value, list) or not all(isinstance(word, str) for word in value):
         raise fail("'keyword' must be a string of comma-separated keywords")
-    return tuple(word for part in value if (word := one_line(part)))
+    return tuple(dict.fromkeys(word for part in value if (word := one_line(part))))

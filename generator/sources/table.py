@@ -35,7 +35,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "title": ("title", "paper title", "name"),
     "abstract": ("abstract", "summary", "abstract note"),
     "authors": ("authors", "author", "author names"),
-    "keywords": ("keywords", "keyword", "author keywords", "manual tags", "automatic tags", "tags"),
+    "keywords": ("keywords", "keyword", "author keywords"),
+    "tags": ("manual tags", "automatic tags", "tags"),
     "url": ("url", "link", "href", "pdf url", "pdf"),
     "doi": ("doi", "electronic resource number"),
     "venue": (
@@ -53,7 +54,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
 """Header names each field is found under, the preferred first. For the fields in ``EVERY_COLUMN``
 every listed column is read: ``url`` and ``venue`` row by row until one holds a value (Mini-Conf's
 ``pdf_url`` is often a path inside its own site; JabRef writes a journal or a booktitle), ``keywords``
-all together (Zotero's manual and automatic tags). A ``doi`` is the link when no column holds one.
+and ``tags`` all together (Zotero's manual and automatic tags are both the reader's tags, not the
+authors' keywords). A ``doi`` is the link when no column holds one.
 
 Reference managers' CSV exports read without ``--columns`` (how sure each set is, and whence):
 
@@ -78,7 +80,7 @@ Reference managers' CSV exports read without ``--columns`` (how sure each set is
 FAMILY_FIRST_HEADERS = frozenset({"abstractnote", "itemtype", "bibliographytype", "referencetype"})
 """Headers only Zotero's, JabRef's and EndNote's exports write, all with "Family, Given" authors."""
 
-EVERY_COLUMN = frozenset({"url", "venue", "keywords", "doi"})
+EVERY_COLUMN = frozenset({"url", "venue", "keywords", "tags", "doi"})
 
 KNOWN_LAYOUTS: tuple[tuple[frozenset[str], dict[str, str]], ...] = (
     # JabRef's OpenOffice/LibreOffice CSV: the header names generic custom columns for what the rows hold.
@@ -178,6 +180,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 venue=one_line(next(iter(cells("venue")), None)),
                 year=year,
                 author_keywords=_keywords(cells("keywords")),
+                tags=_keywords(cells("tags")),
                 track=one_line(cell("track")),
             )
         )
@@ -197,7 +200,7 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
 
 
 def _keywords(texts: list[str]) -> tuple[str, ...]:
-    """The keywords of every keyword column (Zotero's manual and automatic tags), each once."""
+    """The items of every column of a list field (Zotero's manual and automatic tags), each once."""
     return tuple(dict.fromkeys(keyword for text in texts for keyword in split_list(text)))
 
 
