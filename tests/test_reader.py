@@ -76,7 +76,8 @@ def test_the_given_doi_is_cited_beside_any_link() -> None:
     paper = _titled(_paper(title="Graphs", url="https://publisher.example/1", doi="10.1000/a_b%c"))
     on_site = _parsed(bibtex_entry(paper, url="https://digest.example/papers/graphs/"))
     assert on_site.fields_dict["doi"].value == r"10.1000/a_b\%c"
-    assert on_site.fields_dict["note"].value == r"\url{https://publisher.example/1}"
+    assert on_site.fields_dict["url"].value == "https://publisher.example/1"
+    assert on_site.fields_dict["digest-url"].value == "https://digest.example/papers/graphs/"
     alone = _parsed(bibtex_entry(paper))
     assert alone.fields_dict["url"].value == "https://publisher.example/1"
     assert alone.fields_dict["doi"].value == r"10.1000/a_b\%c"

@@ -178,16 +178,21 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
     entries = {entry.key: entry for entry in library.entries}
     assert len(entries) == len(papers)
     site_url = configured_site_url(PROJECT_ROOT / "mkdocs.yml")
-    urls = {entry.fields_dict["url"].value for entry in entries.values()}
-    assert urls == {f"{site_url.rstrip('/')}/{record['url']}" for record in exported}
+    # url: the paper's own link, as its source gave it; digest-url: its page in the digest.
+    assert {entry.fields_dict["url"].value for entry in entries.values()} == {p.url for p in papers}
+    pages = {entry.fields_dict["digest-url"].value for entry in entries.values()}
+    assert pages == {f"{site_url.rstrip('/')}/{record['url']}" for record in exported}
     by_title = {entry.fields_dict["title"].value: entry for entry in entries.values()}
     assert sorted(by_title) == sorted(p.title for p in papers)
     for paper in papers:
         entry = by_title[paper.title]
-        from_arxiv = paper in papers[-2:]  # arxiv.xml, the last format: its venue is arXiv
+        from_arxiv = paper in papers[-2:]  # arxiv.xml, the last format: cited as arXiv cites it
         assert entry.entry_type == ("misc" if from_arxiv else "inproceedings")
-        venue = entry.fields_dict["howpublished" if from_arxiv else "booktitle"].value
-        assert venue == ("arXiv" if from_arxiv else "ICML 2024")
+        if from_arxiv:
+            assert entry.fields_dict["archiveprefix"].value == "arXiv"
+            assert entry.fields_dict["eprint"].value.startswith("2401.")
+        else:
+            assert entry.fields_dict["booktitle"].value == "ICML 2024"
         assert (
             entry.fields_dict["author"].value == f"{paper.authors[0].split()[1]}, Author and Person, Shared"
         )
@@ -204,8 +209,8 @@ def test_papers_bib_keys_stay_put_when_papers_are_added() -> None:
     assert bibtex_key(paper) != bibtex_key(TitledPaper(FIXTURE[1], FIXTURE[1].title or "", False, "s"))
     entry = bibtex_entry(paper, url="https://digest.example/papers/x/")
     assert "author = {Holl, Philipp and Thuerey, Nils}" in entry
-    assert "url = {https://digest.example/papers/x/}" in entry
-    assert "note = {\\url{https://icml.cc/virtual/2024/poster/35005}}" in entry
+    assert "digest-url = {https://digest.example/papers/x/}" in entry
+    assert "url = {https://icml.cc/virtual/2024/poster/35005}" in entry
     assert (
         entry_type("ICML 2024"),
         entry_type("Journal of ML Research"),

@@ -31,7 +31,7 @@ from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
 from generator.progress import plural
-from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
+from generator.site.bibtex import bibtex_entry, bibtex_file, citation_of, citation_text
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
 from generator.site.plain_math import unicode_math
@@ -807,21 +807,64 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
     }
 
 
+def _scholar_venue_tags(entry_type: str) -> tuple[tuple[str, str], ...]:
+    """The Highwire Press tags that name the paper's venue, with the BibTeX fields they are read from:
+    a ``journal`` is a journal whatever the entry type, a ``booktitle`` a book for a chapter and a
+    conference otherwise."""
+    book = (
+        "citation_inbook_title" if entry_type in ("incollection", "inbook") else "citation_conference_title"
+    )
+    tags = [
+        ("citation_journal_title", "journal"),
+        ("citation_journal_title", "journaltitle"),
+        (book, "booktitle"),
+    ]
+    if entry_type == "techreport":
+        tags += [
+            ("citation_technical_report_institution", "institution"),
+            ("citation_technical_report_number", "number"),
+        ]
+    if entry_type in ("phdthesis", "mastersthesis"):
+        tags.append(("citation_dissertation_institution", "school"))
+    return tuple(tags)
+
+
+SCHOLAR_FIELD_TAGS = (
+    ("citation_publisher", "publisher"),
+    ("citation_isbn", "isbn"),
+    ("citation_issn", "issn"),
+    ("citation_doi", "doi"),
+)
+_PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*(?:[-–—]+\s*([^-–—\s]+))?\s*$")
+
+
 def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
-    Scholar's inclusion guidelines list them; the site's hook writes them into the page's head."""
+    Scholar's inclusion guidelines list them; the site's hook writes them into the page's head. Only
+    what the source gave: no ``citation_title`` for a title Paper Digest derived, the venue tag its
+    entry type calls for (``citation_journal_title`` for an ``@article`` …)."""
     source = paper.entry.paper
-    tags = [["citation_title", _readable_title(paper.entry.title)]]
+    citation = citation_of(paper.entry)
+    tags = [] if paper.entry.title_was_derived else [["citation_title", _readable_title(paper.entry.title)]]
     tags += [["citation_author", name] for name in source.authors]
     if source.year:
         tags.append(["citation_publication_date", str(source.year)])
-    kind = venue_kind(source.venue)
-    if source.venue and kind != "other":
-        name = "citation_conference_title" if kind == "conference" else "citation_journal_title"
-        tags.append([name, source.venue])
-    if is_safe_url(source.url):
-        pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", source.url or "", re.I)
-        tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", source.url or ""])
+    for tag, name in _scholar_venue_tags(citation.entry_type):
+        if (value := citation_text(citation, name)) and tag not in {t for t, _ in tags}:
+            tags.append([tag, value])
+    if volume := citation_text(citation, "volume"):
+        tags.append(["citation_volume", volume])
+    if citation.entry_type == "article" and (issue := citation_text(citation, "number")):
+        tags.append(["citation_issue", issue])
+    if pages := _PAGE_RANGE.match(citation_text(citation, "pages") or ""):
+        tags.append(["citation_firstpage", pages.group(1)])
+        if pages.group(2):
+            tags.append(["citation_lastpage", pages.group(2)])
+    tags += [[tag, value] for tag, name in SCHOLAR_FIELD_TAGS if (value := citation_text(citation, name))]
+    link = citation_text(citation, "url") if source.citation is not None else source.url
+    if is_safe_url(link):
+        pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", link or "", re.I)
+        tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", link or ""])
     return tags
 
 
