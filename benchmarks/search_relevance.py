@@ -167,12 +167,12 @@ async ({queries, depth}) => {
     const nearest = await window.paperMeaning.search(query, depth, 'full');
     const meaning = nearest.map(p => p.url);
     const meaningMs = performance.now() - begun;
-    const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning);
+    const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning, 'full');
     const quickBegun = performance.now();
     const quickNearest = await window.paperMeaning.search(query, depth, 'quick');
     const quick = quickNearest.map(p => p.url);
     const quickMs = performance.now() - quickBegun;
-    const quickFused = window.paperMeaning.fuse(query, words, found.results.length, quick);
+    const quickFused = window.paperMeaning.fuse(query, words, found.results.length, quick, 'quick');
     out.push({
       query, words, total: found.results.length, meaning, fused, wordMs, meaningMs, cleaned,
       quick, quickFused, quickMs,

@@ -427,7 +427,7 @@ def partitioned_site(
 
 
 EMBED = "async text => Array.from(await window.paperMeaning.embed(text))"
-CLOSEST = "async text => Array.from((await window.paperMeaning.closeness(text)).keys())"
+CLOSEST = "async text => Array.from((await window.paperMeaning.closeness(text, 'full')).keys())"
 EMBED_QUICK = "async text => Array.from(await window.paperMeaning.embedQuick(text))"
 SEARCH_QUICK = "async t => (await window.paperMeaning.search(t, 10, 'quick')).map(r => r.id)"
 
@@ -445,7 +445,9 @@ def test_past_a_size_the_browser_reads_the_probed_codes_and_ranks_as_the_build_e
         ids = json.loads(files["meaning/ids.json"])
         for question in (NO_SHARED_WORDS, "privacy of training data", "robots learning to walk"):
             query = np.array(page.evaluate(EMBED, question), dtype=np.float32)
-            found = page.evaluate("async t => (await window.paperMeaning.search(t)).map(r => r.id)", question)
+            found = page.evaluate(
+                "async t => (await window.paperMeaning.search(t, 10, 'full')).map(r => r.id)", question
+            )
             expected, _ = search_files(files, query)
             assert found == [ids[place] for place in expected], question
             near = page.evaluate(CLOSEST, question)

@@ -469,14 +469,20 @@
   // word): a few matches are precise, and count fully; many mean a broad query, whose word ranking
   // says less than its meaning (P@10 on three query sets in benchmarks/search_relevance.py: plain
   // fusion 0.329 / 0.272 / 0.540, this 0.325 / 0.275 / 0.553; either beats both sides on each).
+  // The quick encoder's ranking is less sure than the full model's: it counts three quarters of any
+  // word matches' (on the same sets: 0.316 / 0.280 / 0.513 against 0.297 / 0.258 / 0.513 with the
+  // full model's weights; benchmarks/notes/meaning-search.md).
   const FEW_WORD_MATCHES = 5;
-  function weights(text, wordTotal) {
+  const QUICK_MEANING_WEIGHT = 0.75;
+  function weights(text, wordTotal, model = FULL) {
+    if (model === QUICK) return { word: wordTotal === 0 ? 0 : 1, meaning: QUICK_MEANING_WEIGHT };
     return { word: wordTotal === 0 ? 0 : wordTotal <= FEW_WORD_MATCHES ? 1 : 0.75, meaning: 1 };
   }
 
-  // Weighted reciprocal rank fusion of two rankings (keys, best first): the keys, best first.
-  function fuse(text, wordKeys, wordTotal, meaningKeys) {
-    const weight = weights(text, wordTotal);
+  // Weighted reciprocal rank fusion of two rankings (keys, best first): the keys, best first. `model`
+  // is the encoder that ranked the meaning side.
+  function fuse(text, wordKeys, wordTotal, meaningKeys, model = FULL) {
+    const weight = weights(text, wordTotal, model);
     const score = new Map();
     const add = (keys, side) =>
       keys.forEach((key, rank) => score.set(key, (score.get(key) || 0) + side / (RANK_OFFSET + rank)));

@@ -247,7 +247,7 @@
   // FUSED of each side ranked together, then the word matches past those in Pagefind's order, so every
   // word match stays reachable. Also how many papers meaning added (those word search did not find).
   const FUSED = 50; // of each side
-  async function fusedRanking(text, wordResults, meaningResults) {
+  async function fusedRanking(text, wordResults, meaningResults, model) {
     const words = await Promise.all(wordResults.slice(0, FUSED).map((result) => result.data()));
     const entries = new Map();
     const wordUrls = words.map((data) => {
@@ -263,7 +263,9 @@
       }
       return paper.url;
     });
-    const ranking = window.paperMeaning.fuse(text, wordUrls, wordResults.length, meaningUrls).map((url) => entries.get(url));
+    const ranking = window.paperMeaning
+      .fuse(text, wordUrls, wordResults.length, meaningUrls, model)
+      .map((url) => entries.get(url));
     return { ranking: ranking.concat(wordResults.slice(FUSED)), added, nearest: meaningUrls.length };
   }
 
@@ -369,7 +371,7 @@
         ]);
         if (answerId !== current) return;
         wordTotal = words.results.length;
-        fused = await fusedRanking(input.value.trim(), words.results, nearest);
+        fused = await fusedRanking(input.value.trim(), words.results, nearest, model);
       } catch (error) {
         if (answerId === current) meta.textContent = "Search by meaning is unavailable";
         console.warn("Paper Digest: search by meaning failed", error);
