@@ -291,7 +291,7 @@ def _meaning_inputs(
         return None
     with reporter.stage("search by meaning: model for the browser"):
         model = onnx_model(settings.resolve(settings.cache_dir), settings.model)
-        # Distilled once per model (about a minute), then read from the cache folder.
+        # Distilled once per model (a minute or two), then read from the cache folder.
         encoder = query_encoder(settings.resolve(settings.cache_dir), settings.model)
     embeddings = embed_papers([text_parts(paper.entry) for paper in digest.papers], embedder)
     if embeddings.text.shape[1] != model.dimensions:

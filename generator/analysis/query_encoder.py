@@ -9,7 +9,7 @@ keep the full model's vectors and only the query side is approximate.
 
 Two parts, made in two places:
 
-- **The recipe** (``query_encoder.npz``, shipped in the wheel, 0.4 MB; fitted by
+- **The recipe** (``query_encoder.npz``, shipped in the wheel, 0.78 MB; fitted by
   ``benchmarks/train_query_encoder.py`` on ``scale_50k.jsonl``, never on a test query set): which
   tokens are kept (those seen at least a few times in 50,000 titles and abstracts; the rest are too rare
   to matter to a query and would only add bytes), each kept token's weight (smooth inverse frequency:
@@ -18,7 +18,7 @@ Two parts, made in two places:
   fragments, reduced to rank 256, so the projection keeps what the map needs).
 - **The token vectors**, distilled at build time from the digest's own model (each kept token read
   alone between ``[CLS]`` and ``[SEP]``, mean-pooled as the model pools), then weighted and projected:
-  no extra package, about a minute once per model, kept in the cache folder.
+  no extra package, a minute or two once per model, kept in the cache folder.
 
 The site gets the token vectors as int8 with a float32 scale per token (the meaning files' vector
 format) and the map likewise; see ``generator.site.meaning_index``.
