@@ -6,7 +6,8 @@ Each is a small HTML file of its own, written into the docs folder where the pap
 sitemap, not in the navigation, and not in the search index (Pagefind indexes only the pages the hook
 marks). A moved paper's page sends the reader on at once with ``<meta http-equiv="refresh">``, which
 needs no script, so the page's Content-Security-Policy refuses every script and every other source. A
-removed paper's page says so, links the home page and goes there after a few seconds.
+removed paper's page says so and links the home page; it does not go there by itself, since a timed
+refresh moves a reader on before they may have read the note (WCAG 2.2.1, axe's meta-refresh).
 
 ``assets/moved.json`` lists the same addresses for My list (``javascripts/reader.js``): a saved
 paper that moved is kept under its new address, one that was removed is shown as no longer here.
@@ -18,11 +19,9 @@ import html
 import json
 from collections.abc import Sequence
 
-from generator.sources.identity import Redirect
+from generator.sources.identity import PageNote, Redirect
 
 MOVED_DATA = "assets/moved.json"
-REMOVED_NOTE_SECONDS = 8
-"""How long a removed paper's page shows its note before going to the home page."""
 POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
 """Nothing to load and nothing to run: the page is its text, its links and the refresh."""
 
@@ -38,6 +37,24 @@ def redirect_files(redirects: Sequence[Redirect], papers_dir: str) -> dict[str, 
     return files
 
 
+def removed_paper_text(page: PageNote | None) -> str:
+    """What the note at a removed paper's address says of it, as HTML: its name, and where the paper
+    itself is when its input gave a link."""
+    if page is None:
+        return "A paper's page was here; the paper has since been removed from the digest."
+    name = html.escape(page.title)
+    said = (
+        f"This page was “{name}” (a title the digest chose from its abstract)"
+        if page.title_was_derived
+        else f"This page was the paper “{name}”"
+    )
+    text = f"{said}; it has since been removed from the digest."
+    if page.link:
+        link = html.escape(page.link, quote=True)
+        text += f' The paper itself is still at <a href="{link}">{html.escape(page.link)}</a>.'
+    return text
+
+
 def redirect_page(redirect: Redirect, papers_dir: str) -> str:
     """The page at a paper's old address (``<papers_dir>/<address>/``)."""
     home = "../" * (papers_dir.count("/") + 2)
@@ -49,19 +66,18 @@ def redirect_page(redirect: Redirect, papers_dir: str) -> str:
         canonical = f'<link rel="canonical" href="{target}">\n'
     else:
         title = "This paper is no longer in the digest"
-        refresh = f"{REMOVED_NOTE_SECONDS}; url={home}"
+        refresh = None
         body = (
-            "<p>Its page was here, and the paper was taken out of the digest since. "
-            f'<a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find other '
-            "papers, or search them there.</p>"
+            f"<p>{removed_paper_text(redirect.page)}</p>\n"
+            f'<p><a href="{home}">Go to the home page</a> to find other papers, or search them there.</p>'
         )
         canonical = ""
+    refresh_tag = f'<meta http-equiv="refresh" content="{refresh}">\n' if refresh else ""
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
-        f'<meta http-equiv="refresh" content="{refresh}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n{refresh_tag}'
         '<meta name="robots" content="noindex">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n{canonical}'
-        f"<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
+        f"<title>{title}</title>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n{body}\n</main>\n</body>\n</html>\n"
     )

@@ -188,6 +188,7 @@
       year: row[6],
       id: row[7],
       track: row.length > 8 ? row[8] : -1,
+      tagIds: row.length > 9 ? row[9] : [],
     };
   }
 
@@ -224,7 +225,7 @@
 
   // --- Explore ------------------------------------------------------------------------------
 
-  const FILTERS = ["topic", "keyword", "author", "venue", "track", "year"];
+  const FILTERS = ["topic", "keyword", "author", "venue", "track", "tag", "year"];
   const PAGE = 50;
 
   function setUpExplore(container) {
@@ -239,11 +240,19 @@
     const papers = data.papers.map((row, position) => paperOf(data, row, position));
     const lower = (list) => new Map(list.map((name, i) => [name.toLowerCase(), i]));
     const keywordIndex = lower(data.keywords);
+    // Another spelling of a keyword ("deep-fake") finds the keyword it is grouped under ("deepfake").
+    for (const [spelling, position] of data.keyword_variants || []) {
+      if (!keywordIndex.has(spelling.toLowerCase())) keywordIndex.set(spelling.toLowerCase(), position);
+    }
     const authorIndex = lower(data.authors);
+    // The reader's own tags from their reference manager ("Unreviewed"): a filter, not keywords.
+    const tags = data.tags || [];
+    const tagIndex = lower(tags);
     const years = [...new Set(papers.map((p) => p.year).filter(Boolean))].sort((a, b) => b - a);
 
     const form = element("form", "paper-explore__form");
     form.setAttribute("role", "search");
+    form.setAttribute("aria-label", "Filter the papers"); // told apart from the header's search
     const controls = {};
     const field = (name, label, control) => {
       const wrapper = element("label", "paper-explore__field");
@@ -300,6 +309,7 @@
     if (tracks.length) {
       field("track", "Track", select([["", "All tracks"], ...tracks.map((t, i) => [String(i), t])]));
     }
+    if (tags.length) field("tag", "Tag", listInput("paper-explore-tags", tags));
     if (years.length) {
       field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
     }
@@ -348,6 +358,7 @@
         author: value("author"),
         venue: value("venue") ? data.venues[Number(value("venue"))] || "" : "",
         track: value("track") ? tracks[Number(value("track"))] || "" : "",
+        tag: value("tag"),
         year: value("year"),
         sort: value("sort"),
         near: value("sort") === "near" ? value("near") : "",
@@ -364,6 +375,7 @@
       set("author", state.author);
       set("venue", position(data.venues, state.venue));
       set("track", position(tracks, state.track));
+      set("tag", state.tag);
       set("year", years.includes(Number(state.year)) ? state.year : "");
       const sorts = [...controls.sort.options].map((option) => option.value);
       set("sort", sorts.includes(state.sort) ? state.sort : "");
@@ -408,6 +420,7 @@
       const track = state.track ? tracks.indexOf(state.track) : null;
       const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
       const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
+      const tag = state.tag ? tagIndex.get(state.tag.toLowerCase()) ?? -2 : null;
       const year = state.year ? Number(state.year) : null;
       return ordered(state.sort, state.near).filter(
         (p) =>
@@ -416,6 +429,7 @@
           (track === null || p.track === track) &&
           (year === null || p.year === year) &&
           (keyword === null || p.keywordIds.includes(keyword)) &&
+          (tag === null || p.tagIds.includes(tag)) &&
           (author === null || p.authorIds.includes(author)),
       );
     }
@@ -476,6 +490,7 @@
     for (const [name, index] of [
       ["keyword", keywordIndex],
       ["author", authorIndex],
+      ["tag", tagIndex],
     ]) {
       if (!controls[name]) continue;
       controls[name].addEventListener("input", () => {
@@ -660,9 +675,9 @@
 
   // --- links to Explore on a paper page ------------------------------------------------------
 
-  // A paper page names its authors, venue, year and its keywords without a page of their own in
-  // spans; each becomes a link to Explore filtered by it.
-  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword"];
+  // A paper page names its authors, venue, year, its keywords without a page of their own and the
+  // reader's tags in spans; each becomes a link to Explore filtered by it.
+  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword", "tag"];
   function linkToExplore(article) {
     for (const holder of article.querySelectorAll("[data-explore]")) {
       const explore = new URL(holder.dataset.explore, location.href);
