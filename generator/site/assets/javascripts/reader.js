@@ -518,6 +518,24 @@
       .catch((error) => showError(container, error));
   }
 
+  // The recommendations' script, loaded on My list only (the other pages never need it).
+  const RECOMMENDED = 20;
+  let recommenderPromise = null;
+  function recommender() {
+    if (window.paperRecommend) return Promise.resolve(window.paperRecommend);
+    if (!recommenderPromise) {
+      recommenderPromise = new Promise((resolve, reject) => {
+        const tag = document.createElement("script");
+        tag.src = new URL("javascripts/recommend.js", ROOT).href;
+        tag.onload = () => (window.paperRecommend ? resolve(window.paperRecommend) : reject(new Error("recommend.js")));
+        tag.onerror = () => reject(new Error(`${tag.src}: not loaded`));
+        document.head.append(tag);
+      });
+      recommenderPromise.catch(() => (recommenderPromise = null));
+    }
+    return recommenderPromise;
+  }
+
   function download(name, type, text) {
     const link = element("a");
     link.href = URL.createObjectURL(new Blob([text], { type }));
@@ -558,7 +576,16 @@
     const list = element("ol", "paper-list paper-saved__list");
     const goneNote = element("p", "paper-saved__gone-note");
     const goneList = element("ul", "paper-list paper-saved__gone");
-    container.replaceChildren(count, toolbar, status, list, goneNote, goneList);
+    const recommended = element("section", "paper-recommended");
+    recommended.hidden = true;
+    recommended.setAttribute("aria-labelledby", "recommended-for-you");
+    const recommendedHeading = element("h2", null, "Recommended for you");
+    recommendedHeading.id = "recommended-for-you";
+    const recommendedNote = element("p", "paper-recommended__note");
+    recommendedNote.setAttribute("aria-live", "polite");
+    const recommendedList = element("ol", "paper-list paper-recommended__list");
+    recommended.append(recommendedHeading, recommendedNote, recommendedList);
+    container.replaceChildren(count, toolbar, status, list, goneNote, goneList, recommended);
 
     function current() {
       // Papers this digest still has, in the order they were saved.
@@ -605,8 +632,51 @@
       for (const paper of papers) fragment.append(paperItem(data, paper));
       list.replaceChildren(fragment);
       exportBib.disabled = exportJson.disabled = papers.length === 0;
+      drawRecommended(papers);
     }
     container.paperDigestRedraw = redraw;
+
+    // Papers closest to the saved ones (javascripts/recommend.js, from the vectors search by meaning
+    // ships), each naming the saved paper it is closest to. Absent where the digest has no vectors.
+    let asked = 0;
+    async function drawRecommended(papers) {
+      const question = ++asked;
+      // A digest built without search by meaning has no vectors (and a meaning.js that defines nothing).
+      if (!papers.length || !window.paperMeaning) {
+        recommended.hidden = true;
+        recommendedList.replaceChildren();
+        return;
+      }
+      let found;
+      try {
+        const engine = await recommender();
+        found = await engine.recommend(papers.map((paper) => paper.id), RECOMMENDED);
+      } catch (error) {
+        recommended.hidden = true;
+        console.warn("Paper Digest: no recommendations", error);
+        return;
+      }
+      if (question !== asked) return; // the list changed meanwhile: a newer answer is coming
+      const fragment = document.createDocumentFragment();
+      for (const { id, closest } of found) {
+        const paper = byId.get(id);
+        const near = byId.get(closest);
+        if (!paper || !near) continue;
+        const item = paperItem(data, paper);
+        const because = element("span", "paper-recommended__because", "Closest to your saved paper ");
+        const link = element("a", null, near.title);
+        link.href = new URL(near.url, ROOT).href;
+        because.append(link);
+        item.append(because);
+        fragment.append(item);
+      }
+      const shown = fragment.childNodes.length;
+      recommendedNote.textContent = shown
+        ? `Papers of this digest closest in meaning to the ${papers.length === 1 ? "paper" : `${papers.length} papers`} you saved, found in this browser; star one to refine the list.`
+        : "";
+      recommendedList.replaceChildren(fragment);
+      recommended.hidden = shown === 0;
+    }
 
     exportBib.addEventListener("click", async () => {
       status.textContent = "Collecting the BibTeX entries…";
