@@ -24,6 +24,7 @@ from generator.analysis.analyse import (
 )
 from generator.analysis.embed import Embedder, SentenceTransformerEmbedder
 from generator.analysis.onnx_export import OnnxModel, onnx_model
+from generator.analysis.query_encoder import QueryEncoder, query_encoder
 from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
@@ -34,6 +35,7 @@ from generator.project.settings import Settings
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.mkdocs_config import configured_site_url, site_files_may_be_shared
 from generator.site.output import (
+    ASSETS_DIR,
     DocsWriteReport,
     LazyFile,
     StagedOutput,
@@ -303,6 +305,8 @@ class _MeaningInputs:
 
     vectors: np.ndarray
     model: OnnxModel
+    encoder: QueryEncoder | None
+    """The quick query encoder the search box uses by default (None: the full model only)."""
 
 
 def _meaning_inputs(
@@ -320,13 +324,15 @@ def _meaning_inputs(
         return None
     with reporter.stage("search by meaning: model for the browser"):
         model = onnx_model(settings.resolve(settings.cache_dir), settings.model)
+        # Distilled once per model (a minute or two), then read from the cache folder.
+        encoder = query_encoder(settings.resolve(settings.cache_dir), settings.model)
     embeddings = embed_papers([text_parts(paper.entry) for paper in digest.papers], embedder)
     if embeddings.text.shape[1] != model.dimensions:
         reporter.warn(
             f"search by meaning left out: the model's vectors are not {model.dimensions}-dimensional"
         )
         return None
-    return _MeaningInputs(embeddings.text, model)
+    return _MeaningInputs(embeddings.text, model, encoder)
 
 
 def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInputs) -> dict[str, bytes]:
@@ -342,7 +348,10 @@ def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInpu
         )
         for paper in digest.papers
     ]
-    return meaning_files(papers, meaning.vectors, meaning.model)
+    # The full model's download, as the search box states it: the model and the runtime it needs.
+    runtime = ASSETS_DIR / MEANING_RUNTIME
+    runtime_bytes = sum(path.stat().st_size for path in runtime.iterdir() if path.suffix in (".wasm", ".mjs"))
+    return meaning_files(papers, meaning.vectors, meaning.model, meaning.encoder, runtime_bytes)
 
 
 MEANING_SCRIPT = "javascripts/meaning.js"
