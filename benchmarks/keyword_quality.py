@@ -191,8 +191,9 @@ def main() -> None:
     arguments = parser.parse_args()
 
     from generator.analysis.analyse import analysis_text, settle_titles
-    from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+    from generator.analysis.embed import SentenceTransformerEmbedder
     from generator.analysis.keywords import find_candidates, rank_keywords
+    from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
     from generator.sources import read_collection
 
     digest_eval = load_eval(arguments.eval)
@@ -211,7 +212,7 @@ def main() -> None:
         papers = read_collection([arguments.corpus], name="benchmark").papers
     entries = settle_titles(papers)
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "cache.sqlite3")
+        SentenceTransformerEmbedder(), EmbeddingCache.open(arguments.cache_dir / "cache.sqlite3")
     )
 
     start = time.perf_counter()

@@ -36,9 +36,10 @@ from pathlib import Path
 import numpy as np
 
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.analysis.text import strip_markup
 from generator.cache.database import CACHE_DATABASE
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.site.meaning_index import quantised
 from generator.site.output import ASSETS_DIR
 from generator.site.recommendations import (
@@ -403,7 +404,7 @@ def main() -> None:
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=list(SETS))
     args = parser.parse_args()
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache(args.cache / CACHE_DATABASE)
+        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache.open(args.cache / CACHE_DATABASE)
     )
     results = {
         name: measure_set(name, read_corpus(args.corpora / file, embedder), args.work)

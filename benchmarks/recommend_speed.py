@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.recommend_quality import SETS, Corpus, _QuietHandler, read_corpus, write_site
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.cache.database import CACHE_DATABASE
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.site.meaning_index import quantised
 from generator.site.output import ASSETS_DIR
 
@@ -127,7 +128,7 @@ def main() -> None:
     parser.add_argument("--icml", action="store_true", help="ICML 2024's own vectors at 2,634 papers")
     args = parser.parse_args()
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache(args.cache / CACHE_DATABASE)
+        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache.open(args.cache / CACHE_DATABASE)
     )
     labelled = [read_corpus(args.corpora / file, embedder) for file in SETS.values()]
     if args.icml:

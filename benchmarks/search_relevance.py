@@ -41,11 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.analysis.onnx_export import onnx_model
 from generator.analysis.query_encoder import query_encoder
 from generator.analysis.text import strip_markup
 from generator.cache.database import CACHE_DATABASE
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.output import ASSETS_DIR
 from generator.site.search_index import write_search_index
@@ -241,7 +242,7 @@ def main() -> None:
     parser.add_argument("--sets", nargs="*", default=list(SETS))
     args = parser.parse_args()
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache(args.cache / CACHE_DATABASE)
+        SentenceTransformerEmbedder(precision="float32"), EmbeddingCache.open(args.cache / CACHE_DATABASE)
     )
     results = {}
     for name in args.sets:

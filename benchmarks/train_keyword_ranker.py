@@ -234,7 +234,7 @@ def ranked_corpus(path: Path, embedder, hide_titles: bool) -> RankedCorpus:
         ids=[entry.paper.id for entry in entries],
         titles=[real_titles[entry.paper.id] for entry in entries],
         candidates=candidates,
-        similarities=keyword_similarities(candidates, vectors, embedder),
+        similarities=keyword_similarities(candidates, vectors, embedder).per_paper,
     )
 
 
@@ -406,10 +406,11 @@ def main() -> None:
         flush=True,
     )
 
-    from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+    from generator.analysis.embed import SentenceTransformerEmbedder
+    from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 
     embedder = CachedEmbedder(
-        SentenceTransformerEmbedder(), EmbeddingCache(arguments.cache_dir / "cache.sqlite3")
+        SentenceTransformerEmbedder(), EmbeddingCache.open(arguments.cache_dir / "cache.sqlite3")
     )
     training = [corpus_rows(ranked_corpus(corpora / name, embedder, True), stats) for name in TRAINING_SETS]
     for name, corpus in zip(TRAINING_SETS, training, strict=True):

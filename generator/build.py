@@ -1,4 +1,9 @@
-"""The build pipeline: inputs -> Collection -> Digest -> Markdown files -> MkDocs site."""
+"""The build pipeline: inputs -> Collection -> Digest -> Markdown files -> MkDocs site.
+
+It opens the cache database once per build and decides what is reused: the last analysis whole when
+nothing changed, else what each analysis step found before (``generator.cache.stores``); the
+analysis itself (``generator.analysis``) never sees the cache.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse, embed_papers, text_parts
-from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
-from generator.analysis.fit import FitStore
+from generator.analysis.analyse import (
+    EmbeddingCounts,
+    Found,
+    PendingDigest,
+    analyse,
+    embed_papers,
+    text_parts,
+)
+from generator.analysis.embed import Embedder, SentenceTransformerEmbedder
 from generator.analysis.onnx_export import OnnxModel, onnx_model
 from generator.analysis.query_encoder import QueryEncoder, query_encoder
 from generator.cache.analysis import AnalysisCache, analysis_key
-from generator.cache.database import CACHE_DATABASE
+from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
+from generator.cache.stores import AnalysisStores
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
@@ -101,7 +114,7 @@ def open_backend(settings: Settings) -> SentenceTransformerEmbedder:
 def open_embedder(settings: Settings, backend: Embedder | None = None) -> CachedEmbedder:
     """The settings' model (or ``backend``, one kept loaded between builds) behind the digest's cache."""
     backend = backend or open_backend(settings)
-    cache = EmbeddingCache(settings.resolve(settings.cache_dir) / CACHE_DATABASE)
+    cache = EmbeddingCache.open(settings.resolve(settings.cache_dir) / CACHE_DATABASE)
     return CachedEmbedder(backend, cache)
 
 
@@ -155,16 +168,17 @@ def _build(
 
     own_embedder = embedder is None
     embedder = embedder or open_embedder(settings)
-    if isinstance(embedder, CachedEmbedder) and embedder.cache.was_reset:
-        reporter.warn(
-            f"embedding cache {embedder.cache.path} was unreadable or from another version; rebuilt it"
-        )
+    database, close_cache = _open_cache(settings, embedder, own_embedder)
+    if database is not None and database.was_reset:
+        reporter.warn(f"cache {database.path} was unreadable or from another version; rebuilt it")
     try:
-        analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter)
+        analysis = _analyse_or_reuse(settings, request, collection, embedder, reporter, database)
         meaning = _meaning_inputs(settings, analysis.pending.digest, embedder, reporter)
+    except BaseException:
+        close_cache()
+        raise
     finally:
         if own_embedder and isinstance(embedder, CachedEmbedder):
-            embedder.cache.close()
             close_backend = getattr(embedder.backend, "close", None)
             if close_backend is not None:
                 close_backend()
@@ -182,6 +196,7 @@ def _build(
     finally:
         analysis.pending.cancel()
         output.discard()
+        close_cache()  # open until here: the fit, the map and the analysis are stored as the map is done
     return BuildResult(
         digest=digest,
         docs=report,
@@ -191,42 +206,59 @@ def _build(
     )
 
 
+def _open_cache(
+    settings: Settings, embedder: Embedder, own_embedder: bool
+) -> tuple[CacheDatabase | None, Callable[[], None]]:
+    """The build's one connection to the cache database (the embedding cache's, else one of its own;
+    ``None`` when it cannot be opened: the build then keeps nothing), and what closes it after."""
+    if isinstance(embedder, CachedEmbedder):
+        database = embedder.cache.database
+        return database, database.close if own_embedder else lambda: None
+    opened = open_cache(settings.resolve(settings.cache_dir), check=True)
+    return opened, opened.close if opened is not None else lambda: None
+
+
 @dataclass
 class _Analysis:
     pending: PendingDigest
     reused: bool
     """The papers, settings and code were as in the last build, so its analysis was used as it was."""
-    remember: Callable[[Digest], None]
-    """Stores the completed digest for the next build."""
+    remember: Callable[[Digest, Found], None]
+    """Stores the completed digest, and what its map brought, for the next build."""
     key: str | None = None
     """The stored analysis' key when it was reused: it names this digest exactly."""
 
     def complete(self) -> Digest:
         digest = self.pending.complete()
         if not self.reused:
-            self.remember(digest)
+            self.remember(digest, self.pending.found)
         return digest
 
 
 def _analyse_or_reuse(
-    settings: Settings, request: BuildRequest, collection: Collection, embedder: Embedder, reporter: Reporter
+    settings: Settings,
+    request: BuildRequest,
+    collection: Collection,
+    embedder: Embedder,
+    reporter: Reporter,
+    database: CacheDatabase | None,
 ) -> _Analysis:
     """The stored analysis when the papers, settings, fit and code are exactly as last time; else a
     fresh one, stored for next time once its map is laid out."""
-    cache_dir = settings.resolve(settings.cache_dir)
-    fit_store = FitStore(cache_dir, embedder.name)
     shaping = {
         "keywords_per_paper": settings.keywords_per_paper,
         "related_per_paper": settings.related_per_paper,
     }
-    stored = AnalysisCache(cache_dir, embedder.name)
+    stored = AnalysisCache(database, embedder.name)
+    stores = AnalysisStores.on(database, embedder.name, len(collection.papers))
 
-    def remember(digest: Digest) -> None:
-        # Keyed once the map is done: the key covers the fit file, which is written with the map.
-        stored.save(analysis_key(collection, embedder.name, shaping, fit_store.fingerprint()), digest)
+    def remember(digest: Digest, found: Found) -> None:
+        stores.keep_map(found)
+        # Keyed once the map is done: the key covers the fit, which is stored with the map.
+        stored.save(analysis_key(collection, embedder.name, shaping, stores.fit.fingerprint()), digest)
 
     if not request.refit:
-        key = analysis_key(collection, embedder.name, shaping, fit_store.fingerprint())
+        key = analysis_key(collection, embedder.name, shaping, stores.fit.fingerprint())
         digest = stored.load(key, collection, embedder.name)
         if digest is not None:
             reporter.info("analysis: reused, the papers and settings are as in the last build")
@@ -240,9 +272,9 @@ def _analyse_or_reuse(
         reporter,
         keywords_per_paper=settings.keywords_per_paper,
         related_per_paper=settings.related_per_paper,
-        cache_dir=cache_dir,
-        refit=request.refit,
+        known=stores.known(refit=request.refit),
     )
+    stores.keep_steps(pending.found)
     return _Analysis(pending, False, remember)
 
 

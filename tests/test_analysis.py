@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.analysis.analyse import analysis_text, embed_papers, settle_titles, text_parts
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache
 from generator.analysis.keyphrases import Candidate, abstract_candidates, canonical, canonical_key
 from generator.analysis.keyphrases.candidates import _span_key
 from generator.analysis.keyphrases.canonical import key_parts
@@ -22,16 +21,27 @@ from generator.analysis.keyphrases.ranker import (
     paper_features,
     word_stats,
 )
-from generator.analysis.keywords import _pick, find_candidates, rank_keywords, repeats, stemmed
+from generator.analysis.keywords import (
+    Candidates,
+    _pick,
+    candidate_key,
+    choose_keywords,
+    find_candidates,
+    keyword_similarities,
+    rank_keywords,
+    repeats,
+    stemmed,
+)
 from generator.analysis.related import find_related
 from generator.cache.candidates import CandidateStore
 from generator.cache.database import open_cache
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.model import Keyword, Paper, SourceLocation
 from tests.conftest import SAMPLE_ABSTRACTS
 
 
 def test_cache_reuses_vectors_and_keys_by_model_and_text(tmp_path: Path, fake_embedder) -> None:
-    cache = EmbeddingCache(tmp_path / "c.sqlite3")
+    cache = EmbeddingCache.open(tmp_path / "c.sqlite3")
     embedder = CachedEmbedder(fake_embedder, cache)
     first = embedder.embed(["alpha beta", "gamma", "alpha beta"])
     assert fake_embedder.calls == [2]
@@ -44,13 +54,13 @@ def test_cache_reuses_vectors_and_keys_by_model_and_text(tmp_path: Path, fake_em
 def test_corrupt_or_foreign_cache_is_rebuilt(tmp_path: Path, fake_embedder) -> None:
     path = tmp_path / "c.sqlite3"
     path.write_bytes(b"this is not a database" * 100)
-    cache = EmbeddingCache(path)
+    cache = EmbeddingCache.open(path)
     assert cache.was_reset
     CachedEmbedder(fake_embedder, cache).embed(["x"])
     cache.close()
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
-    again = EmbeddingCache(path)
+    again = EmbeddingCache.open(path)
     assert again.was_reset
     assert again.get_many([EmbeddingCache.key(fake_embedder.name, "x")]) == {}
 
@@ -317,24 +327,35 @@ def test_titles_unique_and_slugs_independent_of_neighbours() -> None:
     assert len(set(titles)) == len(titles)
 
 
-def test_candidate_store_extracts_only_new_or_edited_abstracts(tmp_path: Path) -> None:
-    path = tmp_path
+def stored_candidates(cache_dir: Path, abstracts: list[str], titles: list[str | None]) -> Candidates:
+    """``find_candidates`` as the build runs it: given the stored candidates, its new ones stored."""
+    database = open_cache(cache_dir)
+    store = CandidateStore(database)
+    found = find_candidates(abstracts, titles, 5, store.known())
+    store.save(found.extracted)
+    database.close()  # type: ignore[union-attr]
+    return found
+
+
+def test_stored_candidates_spare_extracting_all_but_new_or_edited_abstracts(tmp_path: Path) -> None:
     abstracts = list(SAMPLE_ABSTRACTS)
     titles: list[str | None] = [None] * len(abstracts)
     titles[1] = "Oversmoothing in Deep Graph Neural Networks"
-    expected = [abstract_candidates(a, t) for a, t in zip(abstracts, titles, strict=True)]
+    expected = find_candidates(abstracts, titles, 5)
 
-    store = CandidateStore(path)
-    assert store.candidates(abstracts, titles) == expected
-    assert store.extracted == len(abstracts)
-    assert CandidateStore(path).candidates(abstracts, titles) == expected
-    again = CandidateStore(path)
-    assert again.candidates(abstracts, titles) == expected and again.extracted == 0
+    first = stored_candidates(tmp_path, abstracts, titles)
+    assert first == expected and len(first.extracted.new) == len(abstracts)
+    stored = CandidateStore(open_cache(tmp_path)).known()
+    for abstract, title in zip(abstracts, titles, strict=True):  # stored as extracted
+        assert stored[candidate_key(abstract, title)] == abstract_candidates(abstract, title)
+    again = stored_candidates(tmp_path, abstracts, titles)
+    assert again.per_paper == expected.per_paper and again.extracted.new == {}
 
     abstracts[1] += " We also release code."
-    edited = CandidateStore(path)
-    assert edited.candidates(abstracts, titles)[1] == abstract_candidates(abstracts[1], titles[1])
-    assert edited.extracted == 1
+    edited = stored_candidates(tmp_path, abstracts, titles)
+    assert edited.per_paper == find_candidates(abstracts, titles, 5).per_paper
+    assert list(edited.extracted.new) == [candidate_key(abstracts[1], titles[1])]
+    assert len(CandidateStore(open_cache(tmp_path)).known()) == len(abstracts), "the old row is gone"
 
 
 def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
@@ -343,8 +364,8 @@ def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
     from generator.cache.database import CACHE_DATABASE
 
     abstracts, titles = list(SAMPLE_ABSTRACTS), [None] * len(SAMPLE_ABSTRACTS)
-    expected = [abstract_candidates(a) for a in abstracts]
-    CandidateStore(tmp_path).candidates(abstracts, titles)
+    expected = find_candidates(abstracts, titles, 5).per_paper
+    stored_candidates(tmp_path, abstracts, titles)
     database = sqlite3.connect(tmp_path / CACHE_DATABASE)
     key, data = database.execute(
         "SELECT key, data FROM entries WHERE kind = 'keyphrase candidates'"
@@ -353,14 +374,14 @@ def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
     rows[0][2] = "three"  # a count that is not a number
     with database:
         database.execute("UPDATE entries SET data = ? WHERE key = ?", (json.dumps(rows).encode(), key))
-    store = CandidateStore(tmp_path)
-    assert store.candidates(abstracts, titles) == expected and store.extracted == 1
+    found = stored_candidates(tmp_path, abstracts, titles)
+    assert found.per_paper == expected and list(found.extracted.new) == [key]
 
     for change in ("UPDATE entries SET data = x'00ff'", "UPDATE entries SET code = 'other code'"):
         with database:
             database.execute(change)
-        store = CandidateStore(tmp_path)
-        assert store.candidates(abstracts, titles) == expected and store.extracted == len(abstracts)
+        found = stored_candidates(tmp_path, abstracts, titles)
+        assert found.per_paper == expected and len(found.extracted.new) == len(abstracts)
     database.close()
 
 
@@ -387,17 +408,26 @@ def test_keyword_similarities_are_kept_so_an_edit_runs_keybert_for_one_paper(
 
     monkeypatch.setattr(keywords_module, "_keybert_similarities", counted)
 
-    def run(texts: list[str], store: SimilarityStore | None) -> list[list[Keyword]]:
+    def run(texts: list[str], stored: bool) -> list[list[Keyword]]:
+        """Keywords as the build ranks them (``stored``: given the stored similarities, the new ones
+        stored), else with nothing known."""
         candidates = find_candidates(texts, [None] * len(texts), 5)
-        return rank_keywords(candidates, fake_embedder.embed(texts), fake_embedder, 5, store=store)
+        vectors = fake_embedder.embed(texts)
+        if not stored:
+            return rank_keywords(candidates, vectors, fake_embedder, 5)
+        database = open_cache(tmp_path)
+        store = SimilarityStore(database)
+        similarities = keyword_similarities(candidates, vectors, fake_embedder, known=store.known())
+        store.save(similarities.found)
+        database.close()  # type: ignore[union-attr]
+        return choose_keywords(candidates, similarities.per_paper, 5)
 
-    store = SimilarityStore(tmp_path, fake_embedder.name)
-    unstored = run(abstracts, None)
-    assert run(abstracts, store) == unstored and ranked == [4, 4]
-    assert run(abstracts, store) == unstored and ranked[-1] == 0, "all four read back"
+    unstored = run(abstracts, False)
+    assert run(abstracts, True) == unstored and ranked == [4, 4]
+    assert run(abstracts, True) == unstored and ranked[-1] == 0, "all four read back"
 
     edited = [*abstracts[:3], abstracts[3] + " Score matching again."]
-    assert run(edited, store) == run(edited, None)
+    assert run(edited, True) == run(edited, False)
     assert ranked[-2:] == [1, 4], "only the edited paper was ranked by KeyBERT"
 
     # A row that does not hold one value per candidate is ranked again, never trusted.
@@ -405,7 +435,7 @@ def test_keyword_similarities_are_kept_so_an_edit_runs_keybert_for_one_paper(
     database._connection.execute("UPDATE entries SET data = x'00' WHERE kind = ?", (KIND,))
     database._connection.commit()
     database.close()
-    assert run(edited, store) == run(edited, None) and ranked[-2:] == [4, 4]
+    assert run(edited, True) == run(edited, False) and ranked[-2:] == [4, 4]
 
 
 def test_a_lone_gerund_of_an_ize_verb_is_no_keyword_but_other_ing_nouns_are() -> None:

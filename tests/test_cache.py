@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache
-from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
+from generator.cache.database import CACHE_DATABASE, CacheDatabase, StoredEntries, open_cache
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from tests.conftest import FakeEmbedder
 
 
@@ -85,7 +85,7 @@ def test_vectors_of_an_older_cache_folder_move_in(tmp_path: Path, fake_embedder:
     (tmp_path / "layouts").mkdir()
     (tmp_path / "layouts" / "x.npy").write_bytes(b"")
 
-    embedder = CachedEmbedder(fake_embedder, EmbeddingCache(tmp_path / CACHE_DATABASE))
+    embedder = CachedEmbedder(fake_embedder, EmbeddingCache.open(tmp_path / CACHE_DATABASE))
     found = embedder.embed(["graph neural networks"])
     assert embedder.hits == 1 and embedder.misses == 0
     np.testing.assert_array_equal(found[0], vector)
@@ -103,9 +103,70 @@ def test_the_last_analysis_reads_back_as_it_was(tmp_path: Path, fake_embedder: F
     from tests.test_topics_related import papers_of, themed_corpus
 
     collection = Collection("Themes", papers_of(themed_corpus(20)[0]))
-    digest = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5, tmp_path / "fit").complete()
+    digest = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5).complete()
     assert any(r.closeness is not None and r.shared_keywords for p in digest.papers for r in p.related)
-    store = AnalysisCache(tmp_path, fake_embedder.name)
-    store.save("key", digest)
+    database = CacheDatabase(tmp_path / CACHE_DATABASE)
+    AnalysisCache(database, fake_embedder.name).save("key", digest)
+    database.close()
+    store = AnalysisCache(open_cache(tmp_path), fake_embedder.name)
     assert store.load("key", collection, fake_embedder.name) == digest
     assert store.load("other key", collection, fake_embedder.name) is None
+
+
+@pytest.mark.parametrize("cached_embedder", [False, True])
+def test_a_build_opens_the_cache_once(
+    tmp_path: Path, fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch, cached_embedder: bool
+) -> None:
+    """Only the pipeline opens the cache, and once per build, whether the embedder brings the
+    connection (the command line's) or not (a test's), a fresh build or one reusing the last."""
+    from generator.build import BuildRequest, build_digest
+    from generator.progress import Reporter
+    from generator.project.settings import Settings
+    from tests.conftest import SAMPLE_ABSTRACTS, write_text_input
+    from tests.test_topics_related import themed_corpus
+
+    opened: list[Path] = []
+    original = CacheDatabase.__init__
+
+    def counting(self: CacheDatabase, path: Path, check: bool = False) -> None:
+        opened.append(path)
+        original(self, path, check)
+
+    monkeypatch.setattr(CacheDatabase, "__init__", counting)
+    source = write_text_input(tmp_path / "in.txt", "Themes", themed_corpus(20)[0] + SAMPLE_ABSTRACTS)
+    settings = Settings(project_root=tmp_path, cache_dir=tmp_path / "cache")
+    for edit in ("", "An edited abstract about graph neural networks and their training.\n"):
+        if edit:
+            source.write_text(source.read_text() + "\n" + edit)
+        for reuse in (False, True):  # the second of each is a rebuild that reuses the analysis whole
+            opened.clear()
+            embedder = (
+                CachedEmbedder(fake_embedder, EmbeddingCache.open(tmp_path / "cache" / CACHE_DATABASE))
+                if cached_embedder
+                else fake_embedder
+            )
+            result = build_digest(
+                settings, BuildRequest((source,), tmp_path / "docs", None), Reporter(quiet=True), embedder
+            )
+            if isinstance(embedder, CachedEmbedder):
+                embedder.cache.close()
+            assert result.analysis_reused == reuse
+            assert opened == [tmp_path / "cache" / CACHE_DATABASE]
+
+
+def test_stored_entries_read_as_a_mapping_of_what_decodes(tmp_path: Path) -> None:
+    database = CacheDatabase(tmp_path / CACHE_DATABASE)
+    database.put_many("kind", [("a", b"1"), ("b", b"not a number"), ("c", b"3")], "v1")
+    database.put("kind", "d", "v0", b"4")  # another code wrote it: not read
+
+    def number(data: bytes) -> int | None:
+        return int(data) if data.isdigit() else None
+
+    for prefetch in (False, True):
+        entries = StoredEntries(database, "kind", "v1", number, prefetch=prefetch)
+        assert entries.get("a") == 1 and entries["c"] == 3
+        assert entries.get("b") is None and "b" not in entries  # damaged: absent, never trusted
+        assert entries.get("d") is None and entries.get("e") is None
+        assert sorted(entries) == ["a", "b", "c"]
+    assert StoredEntries(None, "kind", "v1", number).get("a") is None  # no cache: nothing known
+    database.close()

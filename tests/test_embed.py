@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.analysis.embed import (
-    EmbeddingCache,
     SentenceTransformerEmbedder,
     _token_counts,
     cpu_has_native_bfloat16,
@@ -18,6 +17,7 @@ from generator.analysis.embed import (
     resolve_precision,
     token_batches,
 )
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.errors import DigestError
 from generator.project.settings import load_settings
 from tests.conftest import SAMPLE_ABSTRACTS
@@ -141,9 +141,7 @@ def test_parts_of_a_text_are_pooled_from_the_one_pass_over_it(precision: str) ->
 
 
 def test_cached_parts_are_keyed_by_text_and_ranges(tmp_path: Path, fake_embedder) -> None:
-    from generator.analysis.embed import CachedEmbedder
-
-    embedder = CachedEmbedder(fake_embedder, EmbeddingCache(tmp_path / "c.sqlite3"))
+    embedder = CachedEmbedder(fake_embedder, EmbeddingCache.open(tmp_path / "c.sqlite3"))
     texts = ["alpha beta. gamma delta", "epsilon zeta. eta"]
     spans = np.array([[[0, 11]], [[0, 13]]])
     first = embedder.embed_spans(texts, spans)

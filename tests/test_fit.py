@@ -10,7 +10,9 @@ import pytest
 
 from generator.analysis import fit as fit_module
 from generator.analysis.analyse import analyse
-from generator.analysis.fit import FitStore
+from generator.cache.database import CacheDatabase, open_cache
+from generator.cache.fit import FitStore
+from generator.cache.stores import AnalysisStores
 from generator.model import Collection, Digest, Paper
 from generator.progress import Reporter
 from tests.conftest import FakeEmbedder
@@ -18,8 +20,20 @@ from tests.test_topics_related import papers_of, themed_corpus
 
 
 def run(papers: tuple[Paper, ...], embedder: FakeEmbedder, cache: Path, refit: bool = False) -> Digest:
-    pending = analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, cache, refit)
-    return pending.complete()
+    """The analysis as the build runs it: given what the cache in ``cache`` holds, and what it found
+    stored there (the steps' results at once, the fit and map once the map is done)."""
+    database = open_cache(cache)
+    stores = AnalysisStores.on(database, embedder.name, len(papers))
+    pending = analyse(Collection("Themes", papers), embedder, Reporter(quiet=True), 5, 5, stores.known(refit))
+    stores.keep_steps(pending.found)
+    digest = pending.complete()
+    stores.keep_map(pending.found)
+    database.close()  # type: ignore[union-attr]
+    return digest
+
+
+def fit_store(cache: Path, embedder: FakeEmbedder) -> FitStore:
+    return FitStore(CacheDatabase(cache / "cache.sqlite3"), embedder.name)
 
 
 def topic_labels(digest: Digest) -> list[str | None]:
@@ -70,7 +84,7 @@ def test_many_changes_refit(
 ) -> None:
     texts, _ = themed_corpus(20)
     run(papers_of(texts), fake_embedder, tmp_path)
-    store = FitStore(tmp_path, fake_embedder.name)
+    store = fit_store(tmp_path, fake_embedder)
     saved = store.read_bytes()
     more, _ = themed_corpus(22, seed=1)  # 66 papers, most of them new: more than 5%
     run(papers_of(more), fake_embedder, tmp_path)
@@ -84,7 +98,7 @@ def test_many_changes_refit(
 def test_changes_are_told_as_a_reader_counts_them(fake_embedder: FakeEmbedder, tmp_path: Path) -> None:
     texts, _ = themed_corpus(20)
     run(papers_of(texts), fake_embedder, tmp_path)
-    fit = FitStore(tmp_path, fake_embedder.name).load()
+    fit = fit_store(tmp_path, fake_embedder).load()
     assert fit is not None
     keys = list(fit.paper_keys)
     assert fit.describe_changes(keys) == "no paper changed"
@@ -102,7 +116,7 @@ def test_unreadable_fit_is_refitted(
     texts, _ = themed_corpus(20)
     papers = papers_of(texts)
     first = run(papers, fake_embedder, tmp_path)
-    store = FitStore(tmp_path, fake_embedder.name)
+    store = fit_store(tmp_path, fake_embedder)
     if damage is None:  # a well-formed archive with inconsistent contents
         with np.load(io.BytesIO(store.read_bytes() or b"")) as archive:
             arrays = dict(archive)
@@ -162,3 +176,29 @@ def test_unchanged_inputs_reuse_the_stored_analysis(
     monkeypatch.setattr("generator.cache.analysis.source_fingerprint", lambda: "other code")
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert len(analyses) == 5
+
+
+def test_an_analysis_given_what_it_found_finds_nothing_new(fake_embedder: FakeEmbedder) -> None:
+    """No cache at all: what one analysis returns as found, given back as known, gives the same
+    digest and nothing new to store (the analysis is a function of its inputs)."""
+    from generator.analysis.analyse import Known
+
+    collection = Collection("Themes", papers_of(themed_corpus(20)[0]))
+    first = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5)
+    digest = first.complete()
+    found = first.found
+    assert found.fit is not None and found.neighbours is not None and found.layout is not None
+    assert len(found.candidates.new) == len(found.candidates.keys) == len(collection.papers)
+    assert len(found.similarities.new) == len(collection.papers)
+    known = Known(
+        candidates=found.candidates.new,
+        similarities=found.similarities.new,
+        fit=found.fit,
+        neighbours=dict([found.neighbours]),
+        layouts=dict([found.layout]),
+    )
+    again = analyse(collection, fake_embedder, Reporter(quiet=True), 5, 5, known)
+    assert again.complete() == digest
+    assert again.found.candidates.new == {} and again.found.similarities.new == {}
+    assert again.found.candidates.keys == found.candidates.keys
+    assert again.found.fit is None and again.found.neighbours is None and again.found.layout is None

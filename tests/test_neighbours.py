@@ -12,11 +12,11 @@ import pytest
 
 from generator.analysis import related
 from generator.analysis.fit import paper_key
-from generator.analysis.neighbours import NeighbourState, paper_neighbours
+from generator.analysis.neighbours import NeighbourState, neighbour_key, paper_neighbours
 from generator.analysis.related import count_phrases, fit_space
 from generator.build import BuildRequest, build_digest
-from generator.cache.database import CACHE_DATABASE
-from generator.cache.neighbours import KIND, NeighbourStore, neighbour_key
+from generator.cache.database import CACHE_DATABASE, CacheDatabase
+from generator.cache.neighbours import KIND, NeighbourStore
 from generator.progress import Reporter
 from generator.project.settings import Settings
 from tests.conftest import embed_views
@@ -94,21 +94,24 @@ def test_the_store_round_trips_and_ignores_damage(tmp_path: Path, fake_embedder)
     embeddings = embed_views(fake_embedder, texts)
     fit = fit_space(count_phrases(texts), embeddings)
     state = paper_neighbours(fit, texts, [paper_key(t) for t in texts], embeddings, 5).state
-    store = NeighbourStore(tmp_path, fake_embedder.name)
+    database = CacheDatabase(tmp_path / CACHE_DATABASE)
+    store = NeighbourStore(database, fake_embedder.name)
     key = neighbour_key(fake_embedder.name, fit, 5)
     assert key != neighbour_key(fake_embedder.name, fit, 4)
     assert key != neighbour_key(fake_embedder.name, replace(fit, semantic_spread=fit.semantic_spread * 2), 5)
     assert store.load(key) is None
     store.save(key, state)
     _same_lists(store.load(key), state)
-    other = NeighbourStore(tmp_path, "another-model")  # each model keeps its own row, as its fit
+    other = NeighbourStore(database, "another-model")  # each model keeps its own row, as its fit
     other.save(neighbour_key("another-model", fit, 5), state)
     _same_lists(store.load(key), state)
     store.save(key, state)
     assert other.load(neighbour_key("another-model", fit, 5)) is not None
-    with sqlite3.connect(tmp_path / CACHE_DATABASE) as database:
-        database.execute("UPDATE entries SET data = substr(data, 1, 100) WHERE kind = ?", (KIND,))
+    with sqlite3.connect(tmp_path / CACHE_DATABASE) as raw:
+        raw.execute("UPDATE entries SET data = substr(data, 1, 100) WHERE kind = ?", (KIND,))
+    raw.close()
     assert store.load(key) is None
+    database.close()
 
 
 def test_an_edited_build_updates_the_related_papers_as_a_whole_computation_would(

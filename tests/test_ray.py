@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
+from generator.analysis.embed import SentenceTransformerEmbedder
+from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from tests.conftest import PROJECT_ROOT
 
 # As RayEmbedder does for a local instance: loopback only (read when Ray is first imported).
@@ -30,7 +31,7 @@ def test_vectors_from_ray_workers_equal_the_single_process_ones_and_fill_the_cac
     texts = [*abstracts(24), "graph neural networks", "large language models"]
     spans = np.array([[[0, min(40, len(text))], [len(text) // 2, len(text)]] for text in texts])
     on_ray = RayEmbedder(LOCAL, precision="float32", actors=2)
-    cache = EmbeddingCache(tmp_path / "cache.sqlite3")
+    cache = EmbeddingCache.open(tmp_path / "cache.sqlite3")
     try:
         cached_ray = CachedEmbedder(on_ray, cache)
         from_ray = cached_ray.embed(texts)

@@ -164,8 +164,10 @@ def test_the_opening_and_a_given_title_are_views_of_their_own(fake_embedder) -> 
 def test_a_long_joint_vector_is_cut_to_the_axes_that_keep_its_dot_products(
     fake_embedder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from generator.analysis.fit import DigestFit, FitStore
+    from generator.analysis.fit import DigestFit
     from generator.analysis.topics import TopicFit
+    from generator.cache.database import CacheDatabase
+    from generator.cache.fit import FitStore
 
     texts, _ = themed_corpus(30)
     embeddings = embed_views(fake_embedder, texts)
@@ -181,7 +183,7 @@ def test_a_long_joint_vector_is_cut_to_the_axes_that_keep_its_dot_products(
     assert np.corrcoef(kept.ravel(), all_of.ravel())[0, 1] > 0.95
     assert np.all(np.linalg.norm(cut, axis=1) <= np.linalg.norm(whole, axis=1) + 1e-5)
     # kept with the digest's fit, so an edit is placed on the same axes
-    store = FitStore(tmp_path, fake_embedder.name)
+    store = FitStore(CacheDatabase(tmp_path / CACHE_DATABASE), fake_embedder.name)
     store.save(
         DigestFit(fake_embedder.name, ("k",), fit, TopicFit(np.zeros((0, 40)), ()), np.zeros((1, 2)), "m")
     )
@@ -391,37 +393,56 @@ def test_forms_of_one_word(a: str, b: str, same: bool) -> None:
 # --- the map -------------------------------------------------------------------------------------
 
 
+def stored_layout(cache: Path, vectors: np.ndarray) -> paper_map.MapLayout:
+    """The map as the build lays it out: given the stored layouts, a fresh t-SNE one stored."""
+    from generator.cache.database import open_cache
+    from generator.cache.layouts import LayoutStore
+
+    database = open_cache(cache)
+    store = LayoutStore(database, len(vectors))
+    job = paper_map.start_map_layout(vectors, store.known())
+    layout = job.result()
+    fresh = job.fresh()
+    if fresh is not None:
+        store.save(*fresh)
+    database.close()  # type: ignore[union-attr]
+    return layout
+
+
 def test_map_layout_is_cached_by_its_input(tmp_path: Path) -> None:
+    from generator.cache.layouts import KIND
+
     random = np.random.default_rng(0)
     embeddings = random.normal(size=(60, 16)).astype(np.float32)
-    first = map_layout(embeddings, tmp_path)
+    first = stored_layout(tmp_path, embeddings)
     assert first.method == "t-SNE" and not first.from_cache
     database = sqlite3.connect(tmp_path / CACHE_DATABASE)
-    assert (
-        database.execute("SELECT COUNT(*) FROM entries WHERE kind = ?", (paper_map.KIND,)).fetchone()[0] == 1
-    )
+    assert database.execute("SELECT COUNT(*) FROM entries WHERE kind = ?", (KIND,)).fetchone()[0] == 1
     assert first.positions.shape == (60, 2)
     assert first.positions.min() >= 0 and first.positions.max() <= 1
-    again = map_layout(embeddings, tmp_path)
+    again = stored_layout(tmp_path, embeddings)
     assert again.from_cache
     np.testing.assert_array_equal(again.positions, first.positions)
-    other = map_layout(embeddings[::-1].copy(), tmp_path)
+    other = stored_layout(tmp_path, embeddings[::-1].copy())
     assert not other.from_cache
 
     with database:  # damage the stored layout (the one kept: the last laid out, other's)
-        database.execute("UPDATE entries SET data = ? WHERE kind = ?", (b"not a numpy file", paper_map.KIND))
+        database.execute("UPDATE entries SET data = ? WHERE kind = ?", (b"not a numpy file", KIND))
     database.close()
-    repaired = map_layout(embeddings[::-1].copy(), tmp_path)
+    repaired = stored_layout(tmp_path, embeddings[::-1].copy())
     assert not repaired.from_cache
     np.testing.assert_allclose(repaired.positions, other.positions)  # deterministic
-    assert map_layout(embeddings[::-1].copy(), tmp_path).from_cache
+    assert stored_layout(tmp_path, embeddings[::-1].copy()).from_cache
+    # A layout given in that does not fit the papers is laid out afresh, never trusted.
+    wrong = {paper_map.layout_key(embeddings): np.zeros((59, 2))}
+    assert not map_layout(embeddings, wrong).from_cache
 
 
 def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     random = np.random.default_rng(1)
-    assert map_layout(random.normal(size=(10, 8)), tmp_path).method == "PCA"
+    assert map_layout(random.normal(size=(10, 8))).method == "PCA"
     for count in (0, 1, 2):
-        positions = map_layout(random.normal(size=(count, 8)), tmp_path).positions
+        positions = map_layout(random.normal(size=(count, 8))).positions
         assert positions.shape == (count, 2)
         assert ((positions >= 0) & (positions <= 1)).all()
 
@@ -434,13 +455,13 @@ def test_small_digests_and_failures_get_pca(monkeypatch: pytest.MonkeyPatch, tmp
 
     monkeypatch.setattr(paper_map.subprocess, "Popen", no_process)
     monkeypatch.setattr(paper_map, "_tsne", broken)
-    fallback = map_layout(random.normal(size=(80, 8)), tmp_path)
+    fallback = map_layout(random.normal(size=(80, 8)))
     assert fallback.method == "PCA" and fallback.positions.shape == (80, 2)
 
 
 def test_a_map_worker_that_dies_is_replaced_by_a_layout_in_the_build(tmp_path: Path) -> None:
     embeddings = np.random.default_rng(2).normal(size=(60, 16)).astype(np.float32)
-    job = paper_map.start_map_layout(embeddings, tmp_path)
+    job = paper_map.start_map_layout(embeddings)
     assert job._process is not None
     job._process.kill()
     laid_out = job.result()
@@ -472,10 +493,15 @@ def test_large_digests_are_laid_out_by_fft_tsne(monkeypatch: pytest.MonkeyPatch,
         again, _ = paper_map._fresh_layout(vectors)
     np.testing.assert_allclose(again, positions)
 
-    paper_map._write_cached(tmp_path, "key", positions)
-    assert paper_map._read_cached(tmp_path, "key", 240) is not None
+    from generator.cache.database import CacheDatabase
+    from generator.cache.layouts import LayoutStore
+
+    database = CacheDatabase(tmp_path / CACHE_DATABASE)
+    LayoutStore(database, 240).save("key", positions)
+    assert LayoutStore(database, 240).known().get("key") is not None
     monkeypatch.setattr(paper_map, "FFT_TSNE_FROM", 1_000)  # the same count now asks for the other method
-    assert paper_map._read_cached(tmp_path, "key", 240) is None
+    assert LayoutStore(database, 240).known().get("key") is None
+    database.close()
 
 
 # --- pages and export ----------------------------------------------------------------------------

@@ -1,1 +1,1 @@
-"""Analysis: embeddings, keywords, related papers, topics and the map (``Paper`` records to a ``Digest``)."""
+"""Analysis: takes Papers, an Embedder and what earlier builds found; gives a Digest and what it found new."""

@@ -1,22 +1,26 @@
 """Analysis: settle titles and addresses, embed each paper once, extract keywords, find related papers,
-group the papers into topics and lay them out on a map."""
+group the papers into topics and lay them out on a map.
+
+No I/O: ``analyse`` is given what earlier builds found (``Known``: keyword candidates, KeyBERT's
+similarities, the digest-wide fit, the neighbour lists, the map layout) and returns, with the
+digest, what it found anew (``Found``), for the build to store in its cache.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
-from generator.analysis.embed import CachedEmbedder, Embedder, ProgressCallback
+from generator.analysis.embed import Embedder, ProgressCallback
 from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
-from generator.analysis.fit import DigestFit, FitStore, paper_key
-from generator.analysis.keyphrases import canonical, canonical_key
+from generator.analysis.fit import DigestFit, paper_key
+from generator.analysis.keyphrases import Candidate, canonical, canonical_key
 from generator.analysis.keyphrases.variants import group_keyword_variants
-from generator.analysis.keywords import find_candidates, rank_keywords
-from generator.analysis.neighbours import paper_neighbours
+from generator.analysis.keywords import NewEntries, choose_keywords, find_candidates, keyword_similarities
+from generator.analysis.neighbours import NeighbourState, neighbour_key, paper_neighbours
 from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
 from generator.analysis.related import (
     OPENING_SENTENCES,
@@ -28,9 +32,6 @@ from generator.analysis.related import (
 from generator.analysis.text import paper_slug, split_sentences, strip_markup, unique_titles
 from generator.analysis.titles import derive_titles
 from generator.analysis.topics import assign_topics, fit_topics
-from generator.cache.candidates import CandidateStore
-from generator.cache.neighbours import NeighbourStore, neighbour_key
-from generator.cache.similarities import SimilarityStore
 from generator.model import AnalysedPaper, Collection, Digest, Keyword, Paper, TitledPaper
 from generator.progress import Reporter, plural
 
@@ -145,6 +146,36 @@ class EmbeddingCounts:
     """Texts of either kind found in the embedding cache."""
 
 
+@dataclass(frozen=True)
+class Known:
+    """What earlier builds found, as the build gives it in (nothing: everything is found afresh)."""
+
+    candidates: Mapping[str, dict[str, Candidate]] = field(default_factory=dict)
+    """Abstracts' keyphrase candidates by ``keywords.candidate_key``."""
+    similarities: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Papers' KeyBERT similarities by ``keywords.similarity_key``."""
+    fit: DigestFit | None = None
+    """The last digest-wide fit of this model; reused while few papers changed since."""
+    neighbours: Mapping[str, NeighbourState] = field(default_factory=dict)
+    """Neighbour lists computed in a fit, by ``neighbours.neighbour_key``."""
+    layouts: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Map positions by ``paper_map.layout_key``."""
+
+
+@dataclass
+class Found:
+    """What this analysis computed that it was not given, for the build to store."""
+
+    candidates: NewEntries[dict[str, Candidate]] = field(default_factory=NewEntries)
+    similarities: NewEntries[np.ndarray] = field(default_factory=NewEntries)
+    neighbours: tuple[str, NeighbourState] | None = None
+    """The neighbour lists by their key, when they are not the ones given in."""
+    fit: DigestFit | None = None
+    """A fresh digest-wide fit; set once the map is laid out (``PendingDigest.complete``)."""
+    layout: tuple[str, np.ndarray] | None = None
+    """A fresh t-SNE layout by its key; set once the map is laid out."""
+
+
 @dataclass
 class PendingDigest:
     """The analysed digest, complete but for the paper map, which t-SNE may still be computing in a
@@ -158,6 +189,8 @@ class PendingDigest:
     """Called once with the finished layout (stores it with the digest's fit)."""
     embedded: EmbeddingCounts = field(default_factory=lambda: EmbeddingCounts())
     """How many texts of each kind this analysis embedded and took from the cache."""
+    found: Found = field(default_factory=Found)
+    """What it found anew; complete once the map is laid out."""
 
     @property
     def map_ready(self) -> bool:
@@ -169,6 +202,7 @@ class PendingDigest:
             for paper, (x, y) in zip(self.digest.papers, layout.positions, strict=True):
                 paper.map_position = (float(x), float(y))
             self.digest.map_method = layout.method
+            self.found.layout = self.map_job.fresh()
             if self.on_map is not None:
                 self.on_map(layout)
             self.map_job = None
@@ -185,13 +219,14 @@ def analyse(
     reporter: Reporter,
     keywords_per_paper: int = 5,
     related_per_paper: int = 5,
-    cache_dir: Path | None = None,
-    refit: bool = False,
+    known: Known | None = None,
 ) -> PendingDigest:
-    """``cache_dir`` keeps the digest-wide fit (``generator.analysis.fit``) and the map between builds; by
-    default it is the folder of the embedding cache. ``refit`` fits the space, topics and map afresh
-    even when the stored fit could be reused. Returns before a fresh map is laid out: call
-    ``complete`` on the result for the whole digest."""
+    """The digest of ``collection``, reusing what ``known`` holds: its fit (``generator.analysis.fit``)
+    while few papers changed, and each step's earlier results by their content keys. Returns before
+    a fresh map is laid out: call ``complete`` on the result for the whole digest, and take what it
+    found anew from its ``found``."""
+    known = known if known is not None else Known()
+    found = Found()
     entries = settle_titles(collection.papers)
     parts = [text_parts(entry) for entry in entries]
     texts = [text for text, _ in parts]
@@ -203,25 +238,22 @@ def analyse(
     vectors = embeddings.text
     papers_embedded = getattr(embedder, "misses", len(texts)) - misses_before
 
-    if cache_dir is None and isinstance(embedder, CachedEmbedder):
-        cache_dir = embedder.cache.path.parent
     with reporter.stage("keyword candidates", total=len(texts), unit="papers") as advance:
         candidates = find_candidates(
             [entry.paper.abstract for entry in entries],
             [None if entry.title_was_derived else entry.title for entry in entries],
             keywords_per_paper,
-            CandidateStore(cache_dir) if cache_dir is not None else None,
+            known.candidates,
         )
+        found.candidates = candidates.extracted
         advance(len(texts))
     with reporter.stage("keywords", total=len(candidates.to_embed), unit="phrases") as advance:
-        keywords = rank_keywords(
-            candidates,
-            vectors,
-            embedder,
-            keywords_per_paper,
-            advance,
-            store=SimilarityStore(cache_dir, embedder.name) if cache_dir is not None else None,
-        )
+        similarities = keyword_similarities(candidates, vectors, embedder, advance, known.similarities)
+        found.similarities = similarities.found
+        keywords = choose_keywords(candidates, similarities.per_paper, keywords_per_paper)
+    # What was read for these two steps is not needed past here: let it go before the related papers.
+    known = replace(known, candidates={}, similarities={})
+    del similarities
     embedded = EmbeddingCounts(
         papers=papers_embedded,
         phrases=getattr(embedder, "misses", papers_embedded + len(candidates.to_embed))
@@ -230,8 +262,7 @@ def analyse(
         cached=getattr(embedder, "hits", 0) - hits_before,
     )
 
-    fit_store = FitStore(cache_dir, embedder.name) if cache_dir is not None else None
-    fit = None if refit or fit_store is None else fit_store.load()
+    fit = known.fit
     if fit is not None and not fit.reusable_for(keys, vectors.shape[1]):
         reporter.info(f"analysis fit: {fit.describe_changes(keys)} since it was made; refitting")
         fit = None
@@ -240,11 +271,8 @@ def analyse(
         # A reused fit needs no phrase counts but those of the changed papers (``paper_neighbours``).
         counts = None if fit is not None else count_phrases(texts)
         space_fit = fit.space if fit is not None else fit_space(counts, embeddings)
-        neighbour_store = NeighbourStore(cache_dir, embedder.name) if cache_dir is not None else None
-        state_key = neighbour_key(embedder.name, space_fit, related_per_paper) if neighbour_store else ""
-        previous = (
-            neighbour_store.load(state_key) if neighbour_store is not None and fit is not None else None
-        )
+        state_key = neighbour_key(embedder.name, space_fit, related_per_paper)
+        previous = known.neighbours.get(state_key) if fit is not None else None
         neighbourhood = paper_neighbours(
             space_fit, texts, keys, embeddings, related_per_paper, previous=previous, counts=counts
         )
@@ -254,8 +282,8 @@ def analyse(
                 f"related papers: updated, {plural(neighbourhood.recomputed_rows, 'list')} recomputed "
                 "or merged, the rest kept from the last build"
             )
-        if neighbour_store is not None and neighbourhood.state is not previous:
-            neighbour_store.save(state_key, neighbourhood.state)
+        if neighbourhood.state is not previous:
+            found.neighbours = (state_key, neighbourhood.state)
         related = related_from(neighbourhood.state.related, keywords)
         vocabulary = keyphrase_vocabulary(
             keywords, [c.keys() for c in candidates.per_paper], candidates.spellings, embedder.embed, vectors
@@ -271,15 +299,15 @@ def analyse(
     if fit is not None:
         map_job = MapJob(place_on_map(fit.map_positions(), keys, space.expanded, fit.map_method))
     else:
-        map_job = start_map_layout(space.expanded, cache_dir)
+        map_job = start_map_layout(space.expanded, known.layouts)
     in_background = not map_job.done
     if fit is not None:
         reporter.info(f"analysis fit: reused ({fit.describe_changes(keys)} since it was made)")
 
     def on_map(layout: MapLayout) -> None:
-        if fit is None and fit_store is not None:
-            fit_store.save(
-                DigestFit(embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method)
+        if fit is None:
+            found.fit = DigestFit(
+                embedder.name, tuple(keys), space_fit, topic_fit, layout.positions, layout.method
             )
         if fit is not None:
             how = "kept from the last fit, new and edited papers placed among their neighbours"
@@ -292,12 +320,12 @@ def analyse(
     papers = [
         AnalysedPaper(
             entry=entry,
-            keywords=found,
+            keywords=found_keywords,
             author_keywords=author_keywords(entry.paper, candidates.spellings),
             related=near,
             topic=topic_of.get(index),
         )
-        for index, (entry, found, near) in enumerate(zip(entries, keywords, related, strict=True))
+        for index, (entry, found_keywords, near) in enumerate(zip(entries, keywords, related, strict=True))
     ]
     variants = merge_keyword_variants(papers, candidates.spellings)
     digest = Digest(
@@ -307,4 +335,4 @@ def analyse(
         topics=topics,
         keyword_variants=variants,
     )
-    return PendingDigest(digest, map_job, on_map, embedded)
+    return PendingDigest(digest, map_job, on_map, embedded, found)

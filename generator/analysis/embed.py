@@ -1,20 +1,17 @@
-"""Text embeddings behind one small interface, with a content-addressed on-disk cache.
+"""Text embeddings behind one small interface (``Embedder``).
 
 Backends turn texts into L2-normalised float32 vectors, and can pool one pass over a text into the
 vector of the whole and of parts of it (``embed_spans``: a paper's title and opening, read in the
-context of its abstract). ``CachedEmbedder`` wraps any backend and stores each vector in SQLite
-under a key made of the model's name and the exact text (and parts), so a rebuild only embeds what
-changed.
+context of its abstract). The build puts the cache in front of any backend
+(``CachedEmbedder``, beside the cache database), so a rebuild only embeds what changed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import hashlib
 import os
 import platform
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -361,112 +358,3 @@ def _token_counts(model, texts: Sequence[str]) -> list[int]:
         return [len(text) // 4 + 2 for text in texts]  # about four characters a token, for ordering only
     limit = getattr(model, "max_seq_length", None) or max(counts, default=0)
     return [min(count, limit) for count in counts]
-
-
-class EmbeddingCache:
-    """Vectors keyed by sha256(model name, text), in the cache folder's database (``generator.cache``).
-
-    A file that is not a readable database of this schema version is deleted and started anew:
-    a cache is never trusted over recomputing.
-    """
-
-    def __init__(self, path: Path) -> None:
-        from generator.cache.database import CacheDatabase
-        from generator.errors import DigestError
-
-        self.path = path
-        try:
-            self._database = CacheDatabase(path, check=True)
-        except (sqlite3.Error, OSError) as error:
-            raise DigestError(f"cannot open the cache {path}: {error}") from None
-        self.was_reset = self._database.was_reset
-
-    @staticmethod
-    def key(model_name: str, text: str) -> bytes:
-        return hashlib.sha256(f"{model_name}\0{text}".encode()).digest()
-
-    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        return self._database.get_vectors(keys)
-
-    def put_many(self, items: Sequence[tuple[bytes, np.ndarray]]) -> None:
-        self._database.put_vectors(items)
-
-    def close(self) -> None:
-        self._database.close()
-
-
-SPANS_KEY = "\0spans "
-"""Prefix of a text's cache key when its parts are pooled with it: other vectors than the text's own."""
-
-
-class CachedEmbedder:
-    """Any ``Embedder`` with an ``EmbeddingCache`` in front; counts hits and misses."""
-
-    def __init__(self, backend: Embedder, cache: EmbeddingCache) -> None:
-        self.backend = backend
-        self.cache = cache
-        self.hits = 0
-        self.misses = 0
-
-    @property
-    def name(self) -> str:
-        return self.backend.name
-
-    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
-        keys = [EmbeddingCache.key(self.name, text) for text in texts]
-        found = self._through_cache(
-            keys, lambda rows: self.backend.embed([texts[row] for row in rows], progress), 1, progress
-        )
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
-
-    def embed_spans(
-        self, texts: Sequence[str], spans: np.ndarray, progress: ProgressCallback | None = None
-    ) -> np.ndarray:
-        """As the backend's, each text's vectors stored as one row under the text and its ranges."""
-        spans = check_spans(texts, spans)
-        parts = 1 + spans.shape[1]
-        keys = [
-            EmbeddingCache.key(self.name, f"{SPANS_KEY}{row.tolist()}\0{text}")
-            for text, row in zip(texts, spans, strict=True)
-        ]
-
-        def compute(rows: list[int]) -> np.ndarray:
-            return self.backend.embed_spans([texts[row] for row in rows], spans[rows], progress)
-
-        found = self._through_cache(keys, compute, parts, progress)
-        if not texts:
-            return np.zeros((0, parts, 0), dtype=np.float32)
-        return np.stack([found[key].reshape(parts, -1) for key in keys]).astype(np.float32, copy=False)
-
-    def _through_cache(
-        self,
-        keys: Sequence[bytes],
-        compute: Callable[[list[int]], np.ndarray],
-        parts: int,
-        progress: ProgressCallback | None,
-    ) -> dict[bytes, np.ndarray]:
-        """Each key's vectors (``parts`` of them, stored as one row): from the cache, or ``compute``d
-        for the first row of each key the cache lacks and stored, 4,096 rows at a time, so an
-        interrupted run keeps its work."""
-        found = {
-            key: vector
-            for key, vector in self.cache.get_many(list(dict.fromkeys(keys))).items()
-            if vector.shape[0] % parts == 0  # a row of another shape is recomputed, not trusted
-        }
-        first_row: dict[bytes, int] = {}
-        for row, key in enumerate(keys):
-            if key not in found:
-                first_row.setdefault(key, row)
-        missing = list(first_row.values())
-        self.hits += len(keys) - sum(1 for key in keys if key not in found)
-        self.misses += len(missing)
-        if progress:
-            progress(len(keys) - len(missing))
-        for start in range(0, len(missing), 4096):
-            rows = missing[start : start + 4096]
-            new = [(keys[row], vector.ravel()) for row, vector in zip(rows, compute(rows), strict=True)]
-            self.cache.put_many(new)
-            found.update(new)
-        return found

@@ -16,16 +16,22 @@ Only phrases that two papers share, that one abstract uses twice or that its giv
 title's phrases are candidates even where the abstract never uses them) are embedded (with all of an
 abstract's phrases when that leaves it too few): that keeps the embedding work, the bulk of
 KeyBERT's cost, to a few thousand phrases per thousand papers. All distinct phrases of the digest
-are embedded in one batched call through the cached embedder.
+are embedded in one batched call through the embedder.
+
+Nothing here reads or writes the cache: each step is given what earlier builds found (``known``,
+by the content keys ``candidate_key`` and ``similarity_key``) and returns what it found anew
+(``NewEntries``), which the build stores.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Generic, TypeVar
 
 import numpy as np
 import snowballstemmer
@@ -44,13 +50,28 @@ from generator.analysis.keyphrases.ranker import (
     paper_features,
     word_stats,
 )
-from generator.cache.candidates import CandidateStore
-from generator.cache.similarities import SimilarityStore, similarity_key
 from generator.model import Keyword
 from generator.progress import Advance
 
 MIN_SUPPORT = 2
 """A phrase is embedded when this many papers share it or one abstract uses it this often."""
+
+
+Value = TypeVar("Value")
+
+
+@dataclass(frozen=True)
+class NewEntries(Generic[Value]):
+    """What a step computed that it was not given, by content key, for the build to store."""
+
+    new: dict[str, Value] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()
+    """Every key the step asked for: the entries worth keeping for the next build."""
+
+
+def candidate_key(abstract: str, title: str | None) -> str:
+    """An abstract's candidates' content key: the abstract and its given title."""
+    return hashlib.sha256(f"{abstract}\0{title or ''}".encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -60,21 +81,29 @@ class Candidates:
     papers_using: Counter[str]
     to_embed: list[str]
     """Keys of the phrases worth embedding, in a fixed order."""
+    extracted: NewEntries[dict[str, Candidate]] = field(default_factory=NewEntries)
+    """Each abstract's candidates that were not ``known`` (as ``abstract_candidates`` gave them)."""
 
 
 def find_candidates(
     abstracts: Sequence[str],
     titles: Sequence[str | None],
     top_n: int,
-    store: CandidateStore | None = None,
+    known: Mapping[str, dict[str, Candidate]] | None = None,
     lone: LoneWords | None = None,
 ) -> Candidates:
-    """Candidates of every paper and the digest-wide statistics; cheap (no model). ``store`` keeps
-    each abstract's candidates between builds."""
-    if store is not None:
-        per_paper = store.candidates(abstracts, titles)
-    else:
-        per_paper = [abstract_candidates(a, t) for a, t in zip(abstracts, titles, strict=True)]
+    """Candidates of every paper and the digest-wide statistics; cheap (no model). ``known`` holds
+    abstracts' candidates found before (by ``candidate_key``): those abstracts are not read again."""
+    keys = [candidate_key(abstract, title) for abstract, title in zip(abstracts, titles, strict=True)]
+    known = known if known is not None else {}
+    per_paper: list[dict[str, Candidate]] = []
+    extracted: dict[str, dict[str, Candidate]] = {}
+    for key, abstract, title in zip(keys, abstracts, titles, strict=True):
+        candidates = known.get(key)
+        if candidates is None:
+            candidates = extracted[key] = abstract_candidates(abstract, title)
+        per_paper.append(candidates)
+    found = NewEntries(extracted, tuple(keys))
     per_paper = resolve_acronyms(per_paper)
     papers_using: Counter[str] = Counter()
     for candidates in per_paper:
@@ -99,7 +128,7 @@ def find_candidates(
         ]
         # Keywords that repeat one another are never shown together: count the distinct ones.
         to_embed.update(supported if _distinct(supported, candidates, top_n) >= top_n else showable)
-    return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed))
+    return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed), found)
 
 
 def _distinct(keys: Sequence[str], candidates: dict[str, Candidate], enough: int) -> int:
@@ -223,14 +252,31 @@ def rank_keywords(
     embedder: Embedder,
     top_n: int,
     progress: Advance | None = None,
-    store: SimilarityStore | None = None,
     model: KeywordModel | None = None,
     lone: LoneWords | None = None,
 ) -> list[list[Keyword]]:
     """``top_n`` keywords per paper, best first, in the digest-wide spelling: KeyBERT's similarities
     (``keyword_similarities``) ranked with the other features by the learned model."""
-    similarities = keyword_similarities(candidates, paper_vectors, embedder, progress, store)
-    return choose_keywords(candidates, similarities, top_n, model, lone=lone)
+    similarities = keyword_similarities(candidates, paper_vectors, embedder, progress)
+    return choose_keywords(candidates, similarities.per_paper, top_n, model, lone=lone)
+
+
+def similarity_key(model_name: str, paper_vector: np.ndarray, spellings: Sequence[str]) -> str:
+    """The content key of a paper's similarities: the model, the paper's embedding and the
+    spellings of its embedded candidates, so a change to any of them is another key."""
+    digest = hashlib.sha256(model_name.encode() + b"\0")
+    digest.update(np.ascontiguousarray(paper_vector, dtype=np.float32).tobytes())
+    digest.update("\x1f".join(spellings).encode())
+    return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class KeywordSimilarities:
+    per_paper: list[dict[str, float]]
+    """Each paper's embedded candidates' similarities to it, by key."""
+    found: NewEntries[np.ndarray] = field(default_factory=NewEntries)
+    """The papers ranked anew: one float64 per embedded candidate (``NaN``: KeyBERT gave none), in
+    the order of their spellings, by ``similarity_key``."""
 
 
 def keyword_similarities(
@@ -238,13 +284,13 @@ def keyword_similarities(
     paper_vectors: np.ndarray,
     embedder: Embedder,
     progress: Advance | None = None,
-    store: SimilarityStore | None = None,
-) -> list[dict[str, float]]:
-    """KeyBERT's similarity of each embedded candidate to its paper, by key. ``store`` keeps them
-    between builds, so only papers whose embedding or candidates changed are ranked by KeyBERT again
-    (and only their phrases embedded)."""
+    known: Mapping[str, np.ndarray] | None = None,
+) -> KeywordSimilarities:
+    """KeyBERT's similarity of each embedded candidate to its paper, by key. ``known`` holds papers'
+    similarities found before (by ``similarity_key``), so only papers whose embedding or candidates
+    changed are ranked by KeyBERT again (and only their phrases embedded)."""
     if not candidates.per_paper:
-        return []
+        return KeywordSimilarities([])
     embedded = set(candidates.to_embed)
     per_paper_spellings = [
         [candidates.spellings[key] for key in paper if key in embedded] for paper in candidates.per_paper
@@ -254,7 +300,11 @@ def keyword_similarities(
         similarity_key(model_name, vector, spellings)
         for vector, spellings in zip(paper_vectors, per_paper_spellings, strict=True)
     ]
-    stored = store.load(keys, [len(s) for s in per_paper_spellings]) if store else [None] * len(keys)
+    known = known if known is not None else {}
+    stored: list[np.ndarray | None] = []
+    for key, spellings in zip(keys, per_paper_spellings, strict=True):
+        values = known.get(key)
+        stored.append(values if values is not None and len(values) == len(spellings) else None)
     missing = [index for index, values in enumerate(stored) if values is None]
     needed = sorted({spelling for index in missing for spelling in per_paper_spellings[index]})
     phrase_vectors = (
@@ -278,9 +328,7 @@ def keyword_similarities(
         else:
             similarity = {s: float(v) for s, v in zip(spellings, values, strict=True) if not np.isnan(v)}
         similarities.append({key_of[spelling]: cosine for spelling, cosine in similarity.items()})
-    if store is not None:
-        store.save(new, keep_only=keys)
-    return similarities
+    return KeywordSimilarities(similarities, NewEntries(new, tuple(keys)))
 
 
 def choose_keywords(

@@ -22,6 +22,7 @@ HNSW graph (recall@5 0.9995) and an update ranks the changed rows exactly.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +49,22 @@ from generator.analysis.related import (
 ROWS_PER_CHANGE = 200
 """About how many rows one changed paper makes an update recompute (20 expansion lists, each moved
 row in about 5 related lists, plus merges): the update runs while that is below the digest's size."""
+
+
+def neighbour_key(model_name: str, fit: SpaceFit, related_count: int) -> str:
+    """The content key of a ``NeighbourState``: the model's prefix (``model_prefix``: each model keeps
+    its own), then a hash of the space fit it was computed in and the number of related papers."""
+    digest = hashlib.sha256(f"{model_name}\0{related_count}\0".encode())
+    digest.update("\x1f".join(map(str, fit.terms)).encode("utf-8") + b"\0")
+    for array in (fit.idf, fit.mean, fit.components, fit.opening_mean, fit.title_mean, fit.projection):
+        digest.update(b"-" if array is None else np.ascontiguousarray(array, dtype=np.float32).tobytes())
+    spreads = (fit.semantic_spread, fit.topical_spread, fit.opening_spread, fit.title_spread)
+    digest.update("\0".join(map(repr, spreads)).encode())
+    return model_prefix(model_name) + digest.hexdigest()[:32]
+
+
+def model_prefix(model_name: str) -> str:
+    return hashlib.sha256(model_name.encode()).hexdigest()[:16] + "-"
 
 
 @dataclass(frozen=True)

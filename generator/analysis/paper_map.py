@@ -1,4 +1,4 @@
-"""The paper map: a 2-D layout of the papers, cached on disk by the matrix it was computed from.
+"""The paper map: a 2-D layout of the papers, reusable by the matrix it was computed from.
 
 The map lays out the vectors related papers are found in (``PaperSpace.expanded``), so what sits
 close on the map is what the paper pages call related. t-SNE (scikit-learn, cosine distance) keeps
@@ -8,8 +8,9 @@ the expanded vectors, 62% of a paper's 10 most related papers are among its 10 n
 map and 75% of those points share its topic (t-SNE of the plain embeddings: 40% and 58%).
 
 t-SNE is deterministic with a fixed seed, but costs 10-30 s at 2,634 papers and grows as N log N
-(minutes at 10k), so the result is stored in the cache folder under a hash of the input matrix and a
-warm rebuild reads it back. Small digests, and any t-SNE failure, get PCA, which is instant.
+(minutes at 10k), so the build stores a fresh t-SNE layout under a hash of the input matrix
+(``layout_key``) and gives it back to the next one (``known``). Small digests, and any t-SNE
+failure, get PCA, which is instant.
 
 A fresh t-SNE runs in a worker process (``start_map_layout``), so the build renders the pages and
 runs MkDocs meanwhile: both are single-threaded Python, and t-SNE needs one core. In a thread
@@ -19,22 +20,21 @@ instead, the two fought over the GIL: t-SNE beside a busy Python loop took 25 s 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from generator.analysis.related import one_thread
-from generator.cache.database import open_cache
 
 LAYOUT_VERSION = "tsne-cosine-pca-init-2"
-"""Part of the cache key: change it when the layout method or its settings change."""
+"""A stored layout's version (``layout_version``): change it when the layout method or its settings change."""
 LARGE_LAYOUT_VERSION = "opentsne-fft-cosine-pca-init-1"
 """The same for the layout of digests from ``FFT_TSNE_FROM`` papers."""
 FFT_TSNE_FROM = 5_000
@@ -45,7 +45,6 @@ within the build. Below this size scikit-learn's layout is kept, as measured on 
 MIN_PAPERS_FOR_TSNE = 50
 """Below this a t-SNE neighbourhood (perplexity) spans most of the digest and shows nothing PCA does not."""
 PERPLEXITY = 30.0
-KIND = "map layout"
 
 
 @dataclass(frozen=True)
@@ -57,26 +56,23 @@ class MapLayout:
     from_cache: bool = False
 
 
-def map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapLayout:
-    """A 2-D position for each paper from its (L2-normalised) vector; read from ``cache_dir`` when the
-    same vectors were laid out before."""
-    return start_map_layout(vectors, cache_dir).result()
+def map_layout(vectors: np.ndarray, known: Mapping[str, np.ndarray] | None = None) -> MapLayout:
+    """A 2-D position for each paper from its (L2-normalised) vector; taken from ``known`` (layouts
+    by ``layout_key``) when the same vectors were laid out before."""
+    return start_map_layout(vectors, known).result()
 
 
 class MapJob:
     """A layout that is ready, or that t-SNE is computing in a worker process."""
 
     def __init__(
-        self,
-        layout: MapLayout | None = None,
-        vectors: np.ndarray | None = None,
-        cache: tuple[Path, str] | None = None,
+        self, layout: MapLayout | None = None, vectors: np.ndarray | None = None, key: str | None = None
     ) -> None:
-        """Ready with ``layout``; else started on ``vectors``, to be stored in ``cache`` (the cache
-        folder and the layout's key there)."""
+        """Ready with ``layout``; else started on ``vectors``, whose ``layout_key`` is ``key``."""
         self._layout = layout
         self._vectors = vectors
-        self._cache = cache
+        self.key = key
+        """The layout's ``layout_key`` when it is laid out here, fresh (``fresh``): one to store."""
         self._process: subprocess.Popen[bytes] | None = None
         self._folder: Path | None = None
         if layout is None:
@@ -119,9 +115,15 @@ class MapJob:
             with one_thread():
                 laid_out = _fresh_layout(self._vectors)
         positions, method = laid_out
-        if method == "t-SNE" and self._cache is not None:
-            _write_cached(*self._cache, positions)
         return MapLayout(positions, method)
+
+    def fresh(self) -> tuple[str, np.ndarray] | None:
+        """The finished layout and its key when it is a fresh t-SNE one: worth keeping for the next
+        build (PCA is instant, and a layout given in is stored already)."""
+        layout = self.result()
+        if self.key is None or layout.method != "t-SNE" or layout.from_cache:
+            return None
+        return self.key, layout.positions
 
     def cancel(self) -> None:
         """Stop the worker, if any (the build failed or was interrupted)."""
@@ -136,9 +138,10 @@ class MapJob:
             self._folder = None
 
 
-def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJob:
-    """The layout of ``vectors``: at once when it is instant (a small digest) or cached in
-    ``cache_dir``, else started by t-SNE in a worker process; ``MapJob.result`` waits for it."""
+def start_map_layout(vectors: np.ndarray, known: Mapping[str, np.ndarray] | None = None) -> MapJob:
+    """The layout of ``vectors``: at once when it is instant (a small digest) or ``known`` (earlier
+    layouts by ``layout_key``), else started by t-SNE in a worker process; ``MapJob.result`` waits
+    for it."""
     count = len(vectors)
     if count < 3:  # nothing to lay out: one point in the middle, or two side by side
         points = np.column_stack([np.arange(count), np.zeros(count)])
@@ -146,12 +149,11 @@ def start_map_layout(vectors: np.ndarray, cache_dir: Path | None = None) -> MapJ
     if count < MIN_PAPERS_FOR_TSNE:
         with one_thread():
             return MapJob(MapLayout(_fit_unit_square(_pca(vectors)), "PCA"))
-    key = _cache_key(vectors)
-    positions = _read_cached(cache_dir, key, count)
-    if positions is not None:
-        return MapJob(MapLayout(positions, "t-SNE", from_cache=True))
-    cache = (cache_dir, key) if cache_dir is not None else None
-    return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), cache=cache)
+    key = layout_key(vectors)
+    positions = (known or {}).get(key)
+    if positions is not None and positions.shape == (count, 2) and np.isfinite(positions).all():
+        return MapJob(MapLayout(positions.astype(np.float64), "t-SNE", from_cache=True))
+    return MapJob(vectors=np.ascontiguousarray(vectors, dtype=np.float32), key=key)
 
 
 def _fresh_layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
@@ -161,7 +163,8 @@ def _fresh_layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
         return _fit_unit_square(_pca(vectors)), "PCA"
 
 
-def _layout_version(count: int) -> str:
+def layout_version(count: int) -> str:
+    """The version a stored layout of ``count`` papers is written with: another is not read."""
     return LARGE_LAYOUT_VERSION if count >= FFT_TSNE_FROM else LAYOUT_VERSION
 
 
@@ -213,42 +216,12 @@ def _fit_unit_square(points: np.ndarray) -> np.ndarray:
     return (points - low) / extent + (1.0 - (high - low) / extent) / 2
 
 
-def _cache_key(vectors: np.ndarray) -> str:
+def layout_key(vectors: np.ndarray) -> str:
+    """A layout's content key: the matrix laid out."""
     data = np.ascontiguousarray(vectors, dtype=np.float32)
     digest = hashlib.sha256(f"{data.shape}\0".encode())
     digest.update(data.tobytes())
     return digest.hexdigest()
-
-
-def _read_cached(cache_dir: Path | None, key: str, count: int) -> np.ndarray | None:
-    """The stored layout, or ``None`` if missing or unusable (it is then recomputed, never trusted)."""
-    database = open_cache(cache_dir) if cache_dir is not None else None
-    if database is None:
-        return None
-    try:
-        data = database.get(KIND, key, _layout_version(count))
-    finally:
-        database.close()
-    if data is None:
-        return None
-    try:
-        positions = np.load(io.BytesIO(data), allow_pickle=False)
-    except (OSError, ValueError, EOFError):
-        return None
-    if positions.shape != (count, 2) or not np.isfinite(positions).all():
-        return None
-    return positions.astype(np.float64)
-
-
-def _write_cached(cache_dir: Path | None, key: str, positions: np.ndarray) -> None:
-    database = open_cache(cache_dir) if cache_dir is not None else None
-    if database is None:
-        return
-    buffer = io.BytesIO()
-    np.save(buffer, positions)
-    # One layout kept: the digest's current one (an older one is never asked for again).
-    database.put_many(KIND, [(key, buffer.getvalue())], _layout_version(len(positions)), keep_only=[key])
-    database.close()
 
 
 PLACEMENT_NEIGHBOURS = 5

@@ -1,1 +1,1 @@
-"""The one cache: a SQLite database in the cache folder, and the stores that keep a build's work in it."""
+"""The cache: takes what a build found (vectors, Found, the Digest); gives it to the next build, one file."""

@@ -12,11 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
-from pathlib import Path
 
 from generator import source_fingerprint
 from generator.analysis.analyse import settle_titles
-from generator.cache.database import open_cache
+from generator.cache.database import CacheDatabase
 from generator.model import AnalysedPaper, Collection, Digest, Keyword, RelatedPaper, Topic
 
 
@@ -45,19 +44,15 @@ KIND = "last analysis"
 
 
 class AnalysisCache:
-    def __init__(self, cache_dir: Path, model_name: str) -> None:
-        self.cache_dir = cache_dir
+    def __init__(self, database: CacheDatabase | None, model_name: str) -> None:
+        self.database = database
         self.name = hashlib.sha256(model_name.encode("utf-8")).hexdigest()[:16]
 
     def load(self, key: str, collection: Collection, model_name: str) -> Digest | None:
         """The stored analysis of exactly these papers, or ``None``."""
-        database = open_cache(self.cache_dir)
-        if database is None:
+        if self.database is None:
             return None
-        try:
-            data = database.get(KIND, self.name, key)
-        finally:
-            database.close()
+        data = self.database.get(KIND, self.name, key)
         if data is None:
             return None
         try:
@@ -92,11 +87,9 @@ class AnalysisCache:
                 for paper in digest.papers
             ],
         }
-        database = open_cache(self.cache_dir)
-        if database is not None:
+        if self.database is not None:
             # The key (content, settings, fit, code) is the row's version: another one is not read.
-            database.put(KIND, self.name, key, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
-            database.close()
+            self.database.put(KIND, self.name, key, json.dumps(stored, ensure_ascii=False).encode("utf-8"))
 
 
 def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | None:

@@ -1,5 +1,5 @@
-"""Each abstract's keyphrase candidates, kept in the cache database by content, so a rebuild
-extracts only the abstracts that are new or edited (extracting all of ICML 2024 takes about 3.5 s).
+"""Each abstract's keyphrase candidates, kept in the cache database by content (``candidate_key``), so a
+rebuild extracts only the abstracts that are new or edited (extracting all of ICML 2024 takes about 3.5 s).
 
 A row is used only when it was written by the same code (``generator.source_fingerprint``); one that
 does not read back as candidates is extracted again, never trusted. Each build keeps only the rows
@@ -8,51 +8,44 @@ of its own abstracts, and writes only the new ones.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Sequence
-from pathlib import Path
 
 from generator import source_fingerprint
-from generator.analysis.keyphrases.candidates import Candidate, abstract_candidates
-from generator.cache.database import open_cache
+from generator.analysis.keyphrases.candidates import Candidate
+from generator.analysis.keywords import NewEntries
+from generator.cache.database import CacheDatabase, StoredEntries
 
 KIND = "keyphrase candidates"
 
 
 class CandidateStore:
-    def __init__(self, cache_dir: Path) -> None:
-        self.cache_dir = cache_dir
-        self.extracted = 0
-        """Abstracts extracted by the last ``candidates`` call (the others were stored)."""
+    def __init__(self, database: CacheDatabase | None) -> None:
+        self.database = database
 
-    def candidates(
-        self, abstracts: Sequence[str], titles: Sequence[str | None]
-    ) -> list[dict[str, Candidate]]:
-        """``abstract_candidates`` of each abstract (with its given title), from the store when it
-        has them; the store is then rewritten to hold exactly these abstracts."""
-        code = source_fingerprint()
-        keys = [
-            hashlib.sha256(f"{abstract}\0{title or ''}".encode()).hexdigest()[:32]
-            for abstract, title in zip(abstracts, titles, strict=True)
-        ]
-        database = open_cache(self.cache_dir)
-        stored = database.get_many(KIND, keys, code) if database is not None else {}
-        new: dict[str, bytes] = {}
-        found: list[dict[str, Candidate]] = []
-        self.extracted = 0
-        for key, abstract, title in zip(keys, abstracts, titles, strict=True):
-            candidates = _decode(_json(stored.get(key)))
-            if candidates is None:
-                candidates = abstract_candidates(abstract, title)
-                rows = [_encode(c) for c in candidates.values()]
-                new[key] = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                self.extracted += 1
-            found.append(candidates)
-        if database is not None:
-            database.put_many(KIND, new.items(), code, keep_only=keys)
-            database.close()
-        return found
+    def known(self) -> StoredEntries[dict[str, Candidate]]:
+        """The stored candidates by ``keywords.candidate_key``, read in one query on first use."""
+        return StoredEntries(self.database, KIND, source_fingerprint(), _decode_row, prefetch=True)
+
+    def save(self, found: NewEntries[dict[str, Candidate]]) -> None:
+        """Store the new candidates and keep only the rows of ``found.keys`` (this build's abstracts)."""
+        if self.database is None:
+            return
+        rows = {
+            key: json.dumps(
+                [_encode(c) for c in candidates.values()], ensure_ascii=False, separators=(",", ":")
+            )
+            for key, candidates in found.new.items()
+        }
+        self.database.put_many(
+            KIND,
+            [(key, row.encode("utf-8")) for key, row in rows.items()],
+            source_fingerprint(),
+            keep_only=found.keys,
+        )
+
+
+def _decode_row(data: bytes) -> dict[str, Candidate] | None:
+    return _decode(_json(data))
 
 
 def _json(data: bytes | None) -> object:

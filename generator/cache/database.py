@@ -7,14 +7,17 @@ each row by a content key and the version of the code that wrote it: a row writt
 not read. Every write is a transaction, so a
 crash mid-write leaves what was stored before it; a file that is not a database of this schema, or
 fails SQLite's check, is deleted and started anew (a cache is never trusted over recomputing).
-Write-ahead logging lets the build's several stores read and write the file at once.
+The build opens the file once (``open_cache``) and hands the connection to every store; the
+analysis never sees it: it is given what the stores read (``StoredEntries``) and returns what it
+found, which the build writes back.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -28,8 +31,8 @@ CHUNK = 500
 
 
 class CacheDatabase:
-    """The cache folder's database. ``check`` runs SQLite's integrity check on opening (the build's
-    first, long-lived connection does; short-lived stores skip it and treat any error as a miss)."""
+    """The cache folder's database, opened once per build and shared by its stores. ``check`` runs
+    SQLite's integrity check on opening (the build does); a store treats any error as a miss."""
 
     def __init__(self, path: Path, check: bool = False) -> None:
         self.path = path
@@ -152,6 +155,16 @@ class CacheDatabase:
             return {}
         return found
 
+    def get_kind(self, kind: str, code: str) -> dict[str, bytes]:
+        """Every entry of ``kind`` that ``code`` wrote (none when the file cannot be read)."""
+        try:
+            rows = self._connection.execute(
+                "SELECT key, data FROM entries WHERE kind = ? AND code = ?", (kind, code)
+            )
+            return {key: bytes(data) for key, data in rows}
+        except sqlite3.DatabaseError:
+            return {}
+
     def keys(self, kind: str) -> list[str]:
         """The keys stored of ``kind`` (none when the file cannot be read)."""
         try:
@@ -192,11 +205,59 @@ class CacheDatabase:
         self._connection.close()
 
 
-def open_cache(cache_dir: Path) -> CacheDatabase | None:
-    """A short-lived connection to the cache folder's database (no integrity check: the build's
-    embedding cache made it when it opened the file), or ``None`` when it cannot be opened: the
-    caller then works without it."""
+def open_cache(cache_dir: Path, check: bool = False) -> CacheDatabase | None:
+    """The cache folder's database, or ``None`` when it cannot be opened: the caller then works
+    without it (``check``: run SQLite's integrity check on opening)."""
     try:
-        return CacheDatabase(cache_dir / CACHE_DATABASE)
+        return CacheDatabase(cache_dir / CACHE_DATABASE, check)
     except (sqlite3.Error, OSError):
         return None
+
+
+Value = TypeVar("Value")
+
+
+class StoredEntries(Mapping[str, Value]):
+    """The entries of one kind written by ``code``, as a read-only mapping from key to decoded value: what
+    the analysis is given of what earlier builds found. An entry that does not ``decode`` (damaged,
+    foreign) is absent, never trusted (iterating lists the stored keys all the same). With ``prefetch``
+    every row of the kind is read in one query on first use (the kinds whose build keeps only its own
+    rows, read nearly whole), else each key is read when asked for (one large row per model)."""
+
+    def __init__(
+        self,
+        database: CacheDatabase | None,
+        kind: str,
+        code: str,
+        decode: Callable[[bytes], Value | None],
+        prefetch: bool = False,
+    ) -> None:
+        self._database = database
+        self._kind = kind
+        self._code = code
+        self._decode = decode
+        self._prefetch = prefetch
+        self._rows: dict[str, bytes] | None = None
+
+    def _all_rows(self) -> dict[str, bytes]:
+        if self._rows is None:
+            self._rows = self._database.get_kind(self._kind, self._code) if self._database is not None else {}
+        return self._rows
+
+    def _row(self, key: str) -> bytes | None:
+        if self._prefetch or self._database is None:
+            return self._all_rows().get(key)
+        return self._database.get(self._kind, key, self._code)
+
+    def __getitem__(self, key: str) -> Value:
+        data = self._row(key)
+        value = self._decode(data) if data is not None else None
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all_rows())
+
+    def __len__(self) -> int:
+        return len(self._all_rows())

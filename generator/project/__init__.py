@@ -1,4 +1,7 @@
-"""The digest folder: where a digest's inputs, settings, docs, site and cache live, and how one is started."""
+"""The digest folder: takes a folder (--project); gives its DigestFolder and Settings.
+
+Where a digest's inputs, settings, docs, site and cache live, and how one is started (``paper-digest new``).
+"""
 
 from __future__ import annotations
 

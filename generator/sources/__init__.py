@@ -1,4 +1,4 @@
-"""Readers: one module per input format, each turning a file into ``Paper`` records.
+"""Sources: takes input files and folders; gives one Collection of Paper records (a reader per format).
 
 ``read_collection`` takes files and folders of any supported kind, reads them all
 before anything is written, and merges them into one ``Collection``.
