@@ -147,7 +147,16 @@ def _name_list(names: list[str]) -> str:
     ended = [name + "{}" if re.search(r"\\\S*$", name) else name for name in names]
     if split_multiple_persons_names(" and ".join(ended)) == ended:
         return " and ".join(ended)
+    # bibtexparser drops an accent command that opens a name after "and" (``A and \\'{e}, B`` reads
+    # "{e}, B"): braced, ``{\\'{e}}`` is one special character to BibTeX, with the same letter and case.
+    special = [_ACCENT_COMMAND.sub(lambda m: "{" + m.group(0) + "}", name) for name in ended]
+    if split_multiple_persons_names(" and ".join(special)) == special:
+        return " and ".join(special)
     return " and ".join(name if _is_one_group(name) else "{" + name + "}" for name in names)
+
+
+_ACCENT_COMMAND = re.compile(r"(?<!\{)\\[^a-zA-Z\s{}\\](?:\{\w\}|\w)")
+"""An accent written as a control symbol (``\\'{e}``, ``\\~n``) not already braced as a special character."""
 
 
 def _balanced(text: str) -> bool:
