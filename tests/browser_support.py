@@ -124,16 +124,21 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def build_site_at(config_file: Path, docs_dir: Path, site_dir: Path, site_url: str) -> None:
-    """``mkdocs build`` of an already generated docs folder for the address it will be served at, as
-    the Pages workflow builds it: mkdocs.yml reads SITE_URL from the environment."""
-    from mkdocs.commands.build import build
+ENGINE = os.environ.get("PAPER_DIGEST_TEST_ENGINE", "mkdocs")
+"""The engine the browser tests' sites are built with: run them once more with
+``PAPER_DIGEST_TEST_ENGINE=zensical`` (``build_site_at`` takes the engine too)."""
 
-    from generator.site.mkdocs_config import load_digest_config
+
+def build_site_at(
+    config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str | None = None
+) -> None:
+    """The site of an already generated docs folder (rendered by ``engine``, then finished) for the
+    address it will be served at, as the Pages workflow builds it: mkdocs.yml reads SITE_URL from
+    the environment."""
+    from generator.site_build import build_site
 
     with environment(SITE_URL=site_url, REPO_URL=None):
-        config = load_digest_config(config_file, docs_dir=str(docs_dir), site_dir=str(site_dir))
-    build(config)
+        build_site(config_file, docs_dir, site_dir, engine=engine or ENGINE)
 
 
 @dataclass

@@ -311,7 +311,7 @@ PHONE = {"width": 390, "height": 844}
 def test_header_icons_are_drawn_from_the_shared_icon_file(
     chromium: Browser, site: Site, math_papers: list[dict], color_scheme: str
 ) -> None:
-    """The theme's icons live in one file under assets/icons/ (generator/site/icons.py): each one the
+    """The theme's icons live in one file under assets/icons/ (generator/finish/icons.py): each one the
     reader can see is drawn, at a desk and on a phone, in the text's colour of the scheme."""
     tab = _open_tab(chromium, site, color_scheme=color_scheme)
     page = tab.page

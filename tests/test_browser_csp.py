@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
 
-from generator.site.csp import inline_scripts
+from generator.finish.csp import inline_scripts
 from tests.browser_support import (
     CONTENT,
     SEARCH_INPUT,

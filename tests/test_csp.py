@@ -1,4 +1,4 @@
-"""The Content-Security-Policy of each page (generator/site/csp.py): which inline scripts a page has,
+"""The Content-Security-Policy of each page (generator/finish/csp.py): which inline scripts a page has,
 their hashes as a browser computes them, and that only the theme's scripts are allowed."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.site.csp import (
+from generator.finish.csp import (
     InlineScript,
     allow_inline_script,
     inline_scripts,
@@ -136,7 +136,7 @@ def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path,
     from mkdocs.commands.build import build
     from mkdocs.exceptions import Abort
 
-    from generator.site.mkdocs_config import load_digest_config
+    from generator.engine.settings import load_digest_config
 
     (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: false\ntheme:\n  name: material\n")
     docs = tmp_path / "docs"

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from generator.site.hook import HTML_MARK
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
@@ -13,7 +14,6 @@ from generator.build import BuildRequest, build_digest
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings
-from generator.site.hook import HTML_MARK
 from generator.site.render import PageRenderer, RenderOptions
 from generator.sources import read_collection
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, broken_links

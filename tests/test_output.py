@@ -212,7 +212,7 @@ def test_replaced_folders_are_removed_after_the_build(project: dict, fake_embedd
 
 
 def test_an_owners_plugin_or_hook_gets_a_copied_site(tmp_path: Path) -> None:
-    from generator.site.mkdocs_config import site_files_may_be_shared
+    from generator.engine.settings import site_files_may_be_shared
 
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\n")

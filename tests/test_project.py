@@ -15,11 +15,11 @@ from generator.analysis.embed import (
     resolve_precision,
 )
 from generator.cli import main
+from generator.engine.settings import HOOK_FILE, generator_defaults, load_digest_config, merged_settings
 from generator.errors import DigestError
 from generator.project import find_digest_folder
 from generator.project.install_source import running_install_source
 from generator.project.scaffold import new_digest
-from generator.site.mkdocs_config import HOOK_FILE, generator_defaults, load_digest_config, merged_settings
 from generator.site.output import MANIFEST_NAME
 from generator.sources import read_collection
 from tests.conftest import PROJECT_ROOT, write_text_input

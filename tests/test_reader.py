@@ -12,13 +12,13 @@ from types import SimpleNamespace
 import bibtexparser
 import feedparser
 import pytest
+from generator.site.hook import _head_tags
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.model import Paper, SourceLocation, TitledPaper
 from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
-from generator.site.hook import _head_tags
 from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta
 from generator.site.search_text import readable_math, readable_tex, searchable_page
 from tests.conftest import SAMPLE_ABSTRACTS

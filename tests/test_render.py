@@ -7,11 +7,11 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
+from generator.site.hook import on_page_content
 
 from generator.analysis.analyse import analyse
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.site.hook import on_page_content
 from generator.site.render import (
     MIN_PAPERS_PER_KEYWORD_PAGE,
     PageRenderer,
@@ -244,7 +244,8 @@ def test_topics_are_mentioned_only_when_the_digest_has_some(fake_embedder, tmp_p
     from types import SimpleNamespace
 
     from generator.site.hook import on_config
-    from generator.site.mkdocs_config import TOPICS_INDEX, generator_defaults, has_topic_pages
+
+    from generator.engine.settings import TOPICS_INDEX, generator_defaults, has_topic_pages
     from generator.site.output import MANIFEST_NAME
 
     digest = _digest(fake_embedder, _papers())
