@@ -156,7 +156,7 @@ def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -
 
 
 def test_pages_are_sent_while_a_rebuild_runs(running: Running, monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator.site import preview
+    from generator import preview
 
     rebuilding = threading.Event()
 

@@ -143,12 +143,7 @@ def _finished_page(
     owner_searched: bool,
 ) -> tuple[str, int]:
     root = "../" * relative.count("/")
-    if HTML_MARK in text:
-        text = _WRAPPED_HTML.sub(r"\1", text)
-    head: list[str] = []
-    if HEAD_MARK in text:
-        head += [match.group(1) for match in _HEAD_TAGS.finditer(text)]
-        text = _HEAD_TAGS.sub("", text)
+    text, head = moved_head_tags(unwrapped_html(text))
     if has_feed:
         title = html.escape(options.site_name or "Papers", quote=True)
         head.insert(
@@ -175,6 +170,18 @@ def _finished_page(
     icons = share_icons(text, f"{root}{ICONS_FOLDER}")
     write_icon_file(site_dir, icons)
     return icons.html, refused
+
+
+def unwrapped_html(text: str) -> str:
+    """The HTML the Markdown carried in ``<!--paper-digest-html`` comments made part of the page."""
+    return _WRAPPED_HTML.sub(r"\1", text) if HTML_MARK in text else text
+
+
+def moved_head_tags(text: str) -> tuple[str, list[str]]:
+    """The page less its ``<!--paper-digest-head`` comments, and the tags they held."""
+    if HEAD_MARK not in text:
+        return text, []
+    return _HEAD_TAGS.sub("", text), [match.group(1) for match in _HEAD_TAGS.finditer(text)]
 
 
 def _policed(text: str, theme, relative: str) -> tuple[str, int]:
