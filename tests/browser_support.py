@@ -124,13 +124,8 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-ENGINE = os.environ.get("PAPER_DIGEST_TEST_ENGINE", "mkdocs")
-"""The engine the browser tests' sites are built with: run them once more with
-``PAPER_DIGEST_TEST_ENGINE=zensical`` (``build_site_at`` takes the engine too)."""
-
-
 def build_site_at(
-    config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str | None = None
+    config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str = "mkdocs"
 ) -> None:
     """The site of an already generated docs folder (rendered by ``engine``, then finished) for the
     address it will be served at, as the Pages workflow builds it: mkdocs.yml reads SITE_URL from
@@ -138,7 +133,7 @@ def build_site_at(
     from generator.site_build import build_site
 
     with environment(SITE_URL=site_url, REPO_URL=None):
-        build_site(config_file, docs_dir, site_dir, engine=engine or ENGINE)
+        build_site(config_file, docs_dir, site_dir, engine=engine)
 
 
 @dataclass

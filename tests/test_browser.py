@@ -72,7 +72,7 @@ class Site:
 
 
 def _served_site(
-    tmp_path_factory: pytest.TempPathFactory, docs: Path, name: str, subpath: str
+    tmp_path_factory: pytest.TempPathFactory, docs: Path, name: str, subpath: str, engine: str
 ) -> tuple[SiteServer, Site]:
     """Serve a new folder and build the digest's docs into it (under ``subpath`` if given) for the
     server's address, as the Pages workflow builds for the Pages address."""
@@ -81,7 +81,7 @@ def _served_site(
     server = SiteServer(parent if subpath else folder, not_found_page=folder / "404.html")
     url = f"{server.origin}/{subpath + '/' if subpath else ''}"
     try:
-        build_site_at(CONFIG, docs, folder, url)
+        build_site_at(CONFIG, docs, folder, url, engine)
         papers = json.loads((folder / "papers.json").read_text(encoding="utf-8"))
     except BaseException:
         server.close()
@@ -90,18 +90,26 @@ def _served_site(
 
 
 @pytest.fixture(scope="session")
-def site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
     """The bundled digest at the root of a local web server."""
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "browser-root", "")
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"browser-root-{engine}", "", engine
+    )
     yield built
     server.close()
 
 
 @pytest.fixture(scope="session")
-def pages_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def pages_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
     """The bundled digest as GitHub Pages serves a project site: under /repo/, built with SITE_URL
     like .github/workflows/pages.yml, with the site's 404.html for missing paths."""
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "browser-pages", "repo")
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"browser-pages-{engine}", "repo", engine
+    )
     yield built
     server.close()
 

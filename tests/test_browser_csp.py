@@ -82,15 +82,21 @@ def _watched_tab(chromium: Browser, site: Site) -> WatchedTab:
 
 
 @pytest.fixture(scope="module")
-def root_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "csp-root", "")
+def root_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
+    server, built = _served_site(tmp_path_factory, bundled_build["docs"], f"csp-root-{engine}", "", engine)
     yield built
     server.close()
 
 
 @pytest.fixture(scope="module")
-def repo_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "csp-pages", "repo")
+def repo_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"csp-pages-{engine}", "repo", engine
+    )
     yield built
     server.close()
 

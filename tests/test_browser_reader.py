@@ -115,7 +115,7 @@ class Sites:
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sites]:
+def sites(tmp_path_factory: pytest.TempPathFactory, engine: str) -> Iterator[Sites]:
     root = tmp_path_factory.mktemp("reader")
     source = root / "reader.jsonl"
     source.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
@@ -129,7 +129,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sites]:
         built = {}
         for name in ("repo", "other"):
             url = f"{server.origin}/{name}/"
-            build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / name, url)
+            build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / name, url, engine)
             records = json.loads((served / name / "papers.json").read_text(encoding="utf-8"))
             built[name] = Site(url, served / name, records)
         yield Sites(server, built["repo"], built["other"])

@@ -6,11 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from generator.finish.pages import HTML_MARK
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from generator.build import BuildRequest, build_digest
+from generator.finish.pages import HTML_MARK
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings

@@ -233,3 +233,20 @@ def test_meaning_search_is_a_switch(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.paper-digest]\nmeaning_search = "no"\n')
     with pytest.raises(DigestError, match="'meaning_search' must be true or false"):
         load_settings(tmp_path)
+
+
+def test_the_engine_is_mkdocs_unless_the_digest_or_the_command_names_zensical(tmp_path: Path) -> None:
+    from generator.cli import _parser, _settings
+    from generator.project import find_digest_folder
+    from generator.project.settings import load_settings
+
+    new_digest(tmp_path / "d")
+    assert load_settings(tmp_path / "d").engine == "mkdocs"
+    (tmp_path / "d" / "pyproject.toml").write_text('[tool.paper-digest]\nengine = "zensical"\n')
+    assert load_settings(tmp_path / "d").engine == "zensical"
+    folder = find_digest_folder(tmp_path / "d")
+    arguments = _parser().parse_args(["build", "--engine", "mkdocs", "--project", str(tmp_path / "d")])
+    assert _settings(arguments, folder).engine == "mkdocs"  # the option wins
+    (tmp_path / "d" / "pyproject.toml").write_text('[tool.paper-digest]\nengine = "hugo"\n')
+    with pytest.raises(DigestError, match="'engine' must be one of mkdocs, zensical"):
+        load_settings(tmp_path / "d")

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.finish.pages import FinishOptions, finish_site
 from generator.model import Paper, SourceLocation, TitledPaper
 from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
-from generator.finish.pages import FinishOptions, finish_site
 from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta
 from generator.site.search_text import readable_math, readable_tex, searchable_page
 from tests.conftest import SAMPLE_ABSTRACTS

@@ -7,9 +7,9 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
-from generator.finish.pages import moved_head_tags, unwrapped_html
 
 from generator.analysis.analyse import analyse
+from generator.finish.pages import moved_head_tags, unwrapped_html
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.site.render import (
@@ -23,7 +23,7 @@ from tests.conftest import SAMPLE_ABSTRACTS
 
 
 def to_html(text: str) -> str:
-    """Markdown as the site shows it: the HTML the templates hand the finishing stage in comments unwrapped."""
+    """Markdown as the site shows it: the HTML the templates carry in comments, unwrapped."""
     html = markdown.markdown(
         text, extensions=["pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}}
     )

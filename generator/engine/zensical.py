@@ -11,6 +11,7 @@ keeps global state between builds.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,12 @@ def template_folder() -> Path:
 _MISSING = "the zensical engine is not installed: pip install 'paper-digest[zensical]'"
 
 
+UNUSED = ("search.json", "assets/stylesheets/modern")
+"""What Zensical writes that the site never loads, removed after its build (it applies
+``exclude_docs`` to the docs only, not to its theme's files): its search index of no page (search
+is off) and the modern variant's styles (the classic one is used)."""
+
+
 def render(settings_path: Path, site_dir: Path, strict: bool = False) -> None:
     """``zensical build`` of ``settings_path`` into ``site_dir`` (named by the settings), from scratch."""
     template_folder()  # installed?
@@ -61,6 +68,12 @@ def render(settings_path: Path, site_dir: Path, strict: bool = False) -> None:
     for line in output.splitlines():
         if "warning" in line.lower() or "error" in line.lower():
             print(f"zensical: {line.strip()}", file=sys.stderr)
+    for relative in UNUSED:
+        path = site_dir / relative
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def settings_folder(config_file: Path, docs_dir: Path, site_dir: Path) -> Path:
