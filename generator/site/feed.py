@@ -2,7 +2,7 @@
 
 Papers are ordered by the year the input gives, newest first, and within a year (or without one) in
 input order; the newest ``FEED_SIZE`` are kept. Links are relative to the feed (a feed
-reader resolves them against the feed's address; the site's hook adds ``xml:base`` when the site's
+reader resolves them against the feed's address; the finishing stage adds ``xml:base`` when the site's
 address is known). An input gives no date finer than the year, so an entry's ``updated`` is 1 January
 of its year, or the Unix epoch without one: the feed stays the same from build to build of the same
 papers.

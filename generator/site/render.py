@@ -775,7 +775,8 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
 
 def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
-    Scholar's inclusion guidelines list them; the site's hook writes them into the page's head."""
+    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing
+    stage, which writes them into the page's head."""
     source = paper.entry.paper
     tags = [["citation_title", readable_title(paper.entry.title)]]
     tags += [["citation_author", name] for name in source.authors]
