@@ -102,7 +102,9 @@ def repo_site(
 
 
 @pytest.fixture(params=["root", "repo"])
-def served(request: pytest.FixtureRequest) -> Site:
+def served(request: pytest.FixtureRequest, engine: str) -> Site:
+    # ``engine`` named here so that the tests are parametrized by it: the site asked for by name
+    # below is built with it.
     return request.getfixturevalue(f"{request.param}_site")
 
 
