@@ -9,7 +9,8 @@ and site folders, the analysis reused from the cache) and, after one abstract is
 analysed once by a site-less build, the rebuild of that engine's site. Each row: the build's wall
 time, the engine's own time (``render``), the finishing stage's (``finish``: minify, CSP, shared files,
 Pagefind) and the rest (Markdown, staging, publishing), and the site's size. MkDocs updates a copy of
-the last site (only changed pages rendered); Zensical renders every page each build.
+the last site (only changed pages rendered); Zensical renders every page each build, with its own
+cache (``.cache/`` beside mkdocs.yml, removed before its cold build).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def main() -> None:
     for engine in arguments.engines:
         folder = work / engine
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(work / ".cache", ignore_errors=True)  # Zensical's own cache: a cold build has none
         request = BuildRequest((source,), folder / "docs", folder / "site")
         times = timed_build(replace(base, engine=engine), request)
         rows.append((engine, "cold", times, folder_size(folder / "site")))

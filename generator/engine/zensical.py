@@ -11,6 +11,7 @@ keeps global state between builds.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def template_folder() -> Path:
 _MISSING = "the zensical engine is not installed: pip install 'paper-digest[zensical]'"
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 UNUSED = ("search.json", "assets/stylesheets/modern")
 """What Zensical writes that the site never loads, removed after its build (it applies
 ``exclude_docs`` to the docs only, not to its theme's files): its search index of no page (search
@@ -61,13 +63,15 @@ def render(settings_path: Path, site_dir: Path, strict: bool = False) -> None:
     if strict:
         command.append("--strict")
     done = subprocess.run(command, cwd=settings_path.parent, capture_output=True, text=True)
-    output = "\n".join(part for part in (done.stdout, done.stderr) if part.strip())
+    # Its report is coloured text; the lines that say something, without the colours or the frames.
+    output = _ANSI.sub("", "\n".join((done.stdout, done.stderr)))
+    said = [line.strip() for line in output.splitlines() if line.strip() and "─" not in line]
+    warnings = [line for line in said if line.startswith(("Warning", "Error")) or line[:1].isdigit()]
     if done.returncode != 0:
-        lines = [line for line in output.splitlines() if line.strip()]
-        raise DigestError("zensical build failed: " + "\n".join(lines[-12:]))
-    for line in output.splitlines():
-        if "warning" in line.lower() or "error" in line.lower():
-            print(f"zensical: {line.strip()}", file=sys.stderr)
+        problems = warnings or [line for line in said if not line.startswith(("File ", "Traceback"))]
+        raise DigestError("zensical build failed:\n" + "\n".join(problems[:40]))
+    for line in warnings:
+        print(f"zensical: {line}", file=sys.stderr)
     for relative in UNUSED:
         path = site_dir / relative
         if path.is_dir():
