@@ -34,6 +34,7 @@ from generator.site.source_date import dated, source_date_epoch
 from generator.site_build import build_site, engine_can_update, site_fingerprint
 from generator.sources import ReadOptions, read_collection
 from generator.sources.identity import (
+    PageNote,
     SettledPapers,
     next_record,
     read_record,
@@ -173,7 +174,7 @@ def _build(
                 settings, analysis, output, reporter, settled, meaning, request.site_url
             )
         if settled is not None and request.address_record is not None:
-            record = next_record(settled, [paper.entry.slug for paper in digest.papers])
+            record = next_record(settled, *_addresses_and_notes(digest))
             write_record(request.address_record, record)
     finally:
         analysis.pending.cancel()
@@ -356,8 +357,8 @@ def _write_and_build(
         files.update(mathjax_files())
         # The papers' addresses are settled before the map: the pending digest has them. Without a
         # record there is nothing to redirect, and My list still finds its (empty) list of moves.
-        slugs = [paper.entry.slug for paper in pending.digest.papers]
-        moves = redirects(next_record(settled, slugs)) if settled is not None else []
+        record = next_record(settled, *_addresses_and_notes(pending.digest)) if settled is not None else None
+        moves = redirects(record) if record is not None else []
         files.update(redirect_files(moves, PAPERS_DIR))
         if meaning is not None:
             files.update(_meaning_files(renderer, pending.digest, meaning))
@@ -421,3 +422,10 @@ def _write_and_build(
             )
     output.publish(fingerprint)
     return report, digest
+
+
+def _addresses_and_notes(digest: Digest) -> tuple[list[str], list[PageNote]]:
+    """Each paper's page address and what its page names it by, for the address record."""
+    entries = [paper.entry for paper in digest.papers]
+    notes = [PageNote(e.title, e.title_was_derived, e.paper.url) for e in entries]
+    return [e.slug for e in entries], notes

@@ -26,6 +26,7 @@ from generator.sources.identity import (
     SIMILAR,
     SIMILAR_IN_PLACE,
     AddressRecord,
+    PageNote,
     Redirect,
     next_record,
     read_record,
@@ -193,6 +194,43 @@ def test_redirect_pages_run_no_script_and_lead_on() -> None:
     assert "<script" not in moved and "default-src 'none'" in moved
     removed = redirect_page(Redirect("old-abc123", None), "papers")
     assert "no longer in the digest" in removed and 'url=../../"' in removed
+    assert "since." not in removed.replace("has since been", "")
+
+
+def test_a_removed_papers_page_names_it_and_says_where_it_is_through_later_builds() -> None:
+    """The note at a removed paper's address names the paper as its page did (saying so when the
+    title was derived) and links the paper itself when its input gave a link; the record keeps both
+    while the address stays retired, through builds that read it back from the file."""
+    papers = papers_of(ABSTRACTS[:3])
+    settled = settle_identities(papers, EMPTY, ROOT)
+    notes = [
+        PageNote("Tidal <Energy> & Estuaries", False, "https://example.org/paper?id=1&v=2"),
+        PageNote("A title chosen from the abstract", True),
+        PageNote("Third", False),
+    ]
+    record = next_record(settled, [f"page-{p.id}" for p in settled.papers], notes)
+    assert read_back(record) == record
+    _, later = build_record(papers_of([ABSTRACTS[2]]), read_back(record))
+    _, later = build_record(papers_of([ABSTRACTS[2]]), read_back(later))
+    left = {r.address: r for r in redirects(later)}
+    given, derived = left[f"page-{papers[0].id}"], left[f"page-{papers[1].id}"]
+    assert (given.target, given.page, derived.page) == (None, notes[0], notes[1])
+
+    given_page = redirect_page(given, "papers")
+    assert "“Tidal &lt;Energy&gt; &amp; Estuaries”" in given_page and "chose" not in given_page
+    assert '<a href="https://example.org/paper?id=1&amp;v=2">' in given_page
+    derived_page = redirect_page(derived, "papers")
+    assert "“A title chosen from the abstract” (a title the digest chose from its abstract)" in derived_page
+    assert "still at" not in derived_page
+
+
+def test_a_record_link_that_is_no_web_address_is_refused(tmp_path: Path) -> None:
+    settled = settle_identities(papers_of(ABSTRACTS[:1]), EMPTY, ROOT)
+    record = next_record(settled, ["page-a"], [PageNote("T", False, "https://example.org/")])
+    path = tmp_path / ADDRESS_RECORD
+    path.write_text(record_text(record).replace("https://example.org/", "javascript:alert(1)"), "utf-8")
+    with pytest.raises(DigestError, match="not an address record"):
+        read_record(path)
 
 
 def np_sketch(text: str):

@@ -37,8 +37,10 @@ PYTORCH_CPU_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
 GITHUB_CONTEXT = {
     "github.repository_owner": "reader",
     "github.event.repository.name": "icml-digest",
+    "steps.pages.outputs.base_url": "https://reader.github.io/icml-digest",
 }
-"""The values a runner gives the expressions in the build job's env: (the site's address)."""
+"""The values a runner gives the expressions in the build job's env: (the site's address, as
+actions/configure-pages gives it for a project site: no slash at the end)."""
 WHEEL_NAME = re.compile(r"paper[-_]digest[-_]site", re.IGNORECASE)
 
 
@@ -98,7 +100,8 @@ def digest_clone(installed_wheel: InstalledWheel, tmp_path_factory: pytest.TempP
     made = run([str(installed_wheel.bin_dir / "paper-digest"), "new", "digest", "--example"], work)
     assert "warning" not in made.stderr, made.stderr
     git = ["git", "-c", "user.name=Reader", "-c", "user.email=reader@example.org"]
-    run([*git, "init", "-q", "-b", "main"], work / "digest")
+    # `git init` as the user's machine has it: the first branch may be "master" or "main".
+    run([*git, "init", "-q"], work / "digest")
     run([*git, "add", "-A"], work / "digest")
     run([*git, "commit", "-q", "-m", "A new digest"], work / "digest")
     run(["git", "clone", "-q", str(work / "digest"), str(work / "checkout")], work)
@@ -117,6 +120,10 @@ def test_the_written_requirement_is_the_installed_wheel(installed_wheel: Install
 def test_the_workflow_steps_install_this_tool_in_a_fresh_runner(digest_clone: Path) -> None:
     workflow = yaml.safe_load((digest_clone / WORKFLOW).read_text(encoding="utf-8"))
     job = workflow["jobs"]["build"]
+    # The first push makes the pushed branch the repository's default one: the job must run for it.
+    branch = run(["git", "branch", "--show-current"], digest_clone).stdout.strip()
+    assert job["if"] == "github.ref_name == github.event.repository.default_branch", job.get("if")
+    assert branch and "branches" not in (workflow[True]["push"] or {}), f"a push of {branch!r} would not run"
     steps = [step for step in job["steps"] if "run" in step]
     assert [step["name"] for step in steps] == [
         "Install PyTorch (CPU)",

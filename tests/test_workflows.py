@@ -122,3 +122,39 @@ def test_the_release_refuses_a_tag_that_is_not_the_package_version(tag: str, acc
     assert (checked.returncode == 0) is accepted, checked.stdout + checked.stderr
     if not accepted:
         assert f"tag {tag} does not match" in checked.stdout
+
+
+PAGES_WORKFLOWS = [path for path in WORKFLOWS if path.name == "pages.yml"]
+EQUALITY = re.compile(r"^\s*([\w.]+)\s*==\s*([\w.]+)\s*$")
+
+
+def _runs(condition: str | None, context: dict[str, str]) -> bool:
+    """GitHub's value of a job's ``if:`` for the one form the pages workflow uses, ``a == b`` between
+    two context values (no ``if:`` always runs). Any other form fails here, so a change is seen."""
+    if condition is None:
+        return True
+    match = EQUALITY.match(condition)
+    assert match, f"a condition this test cannot evaluate: {condition!r}"
+    return context[match.group(1)] == context[match.group(2)]
+
+
+@pytest.mark.parametrize("path", PAGES_WORKFLOWS, ids=lambda p: str(p.relative_to(PROJECT_ROOT)))
+@pytest.mark.parametrize("branch", ["main", "master", "trunk", "gh-pages-source"])
+def test_the_first_push_publishes_whatever_the_default_branch_is_called(path: Path, branch: str) -> None:
+    """The first push to a new repository makes its branch the default one, and `git init` names it
+    "master" on many machines: that push must build and deploy, and no Pages setting may be read
+    before the build job can say what is missing (Configure Pages runs first, with `pages: read`)."""
+    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    push = workflow[True]["push"] or {}  # PyYAML reads the key `on` as True (YAML 1.1).
+    assert "branches" not in push and "branches-ignore" not in push, "a branch filter misses some names"
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    first_push = {"github.ref_name": branch, "github.event.repository.default_branch": branch}
+    assert _runs(build.get("if"), first_push) and deploy["needs"] == "build"
+    other_branch = first_push | {"github.ref_name": f"{branch}-feature"}
+    assert not _runs(build.get("if"), other_branch), "a push to another branch must not publish"
+
+    assert build["steps"][0]["uses"].startswith("actions/configure-pages@"), "fail fast, before the build"
+    assert build["permissions"].get("pages") == "read", "configure-pages cannot read the site without it"
+    (built,) = [step for step in build["steps"] if step.get("name") == "Build the digest"]
+    pages_step = build["steps"][0]["id"]
+    assert built["env"]["SITE_URL"] == f"${{{{ steps.{pages_step}.outputs.base_url }}}}/"

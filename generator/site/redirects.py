@@ -19,7 +19,7 @@ import html
 import json
 from collections.abc import Sequence
 
-from generator.sources.identity import Redirect
+from generator.sources.identity import PageNote, Redirect
 
 MOVED_DATA = "assets/moved.json"
 REMOVED_NOTE_SECONDS = 8
@@ -39,6 +39,24 @@ def redirect_files(redirects: Sequence[Redirect], papers_dir: str) -> dict[str, 
     return files
 
 
+def removed_paper_text(page: PageNote | None) -> str:
+    """What the note at a removed paper's address says of it, as HTML: its name, and where the paper
+    itself is when its input gave a link."""
+    if page is None:
+        return "A paper's page was here; the paper has since been removed from the digest."
+    name = html.escape(page.title)
+    said = (
+        f"This page was “{name}” (a title the digest chose from its abstract)"
+        if page.title_was_derived
+        else f"This page was the paper “{name}”"
+    )
+    text = f"{said}; it has since been removed from the digest."
+    if page.link:
+        link = html.escape(page.link, quote=True)
+        text += f' The paper itself is still at <a href="{link}">{html.escape(page.link)}</a>.'
+    return text
+
+
 def redirect_page(redirect: Redirect, papers_dir: str) -> str:
     """The page at a paper's old address (``<papers_dir>/<address>/``)."""
     home = "../" * (papers_dir.count("/") + 2)
@@ -51,9 +69,8 @@ def redirect_page(redirect: Redirect, papers_dir: str) -> str:
     else:
         title = "This paper is no longer in the digest"
         refresh = f"{REMOVED_NOTE_SECONDS}; url={home}"
-        body = (
-            "<p>Its page was here, and the paper was taken out of the digest since. "
-            f'<a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find other '
+        body = f"<p>{removed_paper_text(redirect.page)}</p>\n" + (
+            f'<p><a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find other '
             "papers, or search them there.</p>"
         )
         canonical = ""

@@ -86,6 +86,20 @@ class KnownPaper:
     text: str
     """``paper_id_from_abstract`` of its abstract: equal for equal texts."""
     sketch: bytes
+    page: PageNote | None = None
+    """What its page showed, for the note left at its address if it is removed (``None`` in a record
+    written before notes were kept, and before the paper's page is made)."""
+
+
+@dataclass(frozen=True)
+class PageNote:
+    """What a paper's page named it by, so a page left at its address can still name it."""
+
+    title: str
+    title_was_derived: bool
+    """The title was chosen from the abstract, not given: a note says the page was titled so."""
+    link: str | None = None
+    """The paper's own link (its ``url``) when the input gave one: where a reader can still find it."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,8 @@ class RetiredAddress:
     text: str
     successor: str | None
     """The id of the paper the page moved to; ``None`` when the paper was removed."""
+    page: PageNote | None = None
+    """What the page showed when it was last a paper's page (``None`` in older records)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,8 @@ class Redirect:
 
     address: str
     target: str | None
+    page: PageNote | None = None
+    """What the page showed, when the record knows it."""
 
 
 @dataclass(frozen=True)
@@ -393,11 +411,16 @@ _INCREMENTS = _CONSTANTS[SKETCH_SIZE:].astype(np.uint32)
 # --- the next record, and the redirects ----------------------------------------------------------
 
 
-def next_record(settled: SettledPapers, addresses: Sequence[str]) -> AddressRecord:
-    """The record after this build: the papers at their settled ``addresses`` (in paper order), and
-    every address no paper holds any more, with the id of the paper it now leads to (if any)."""
+def next_record(
+    settled: SettledPapers, addresses: Sequence[str], pages: Sequence[PageNote] | None = None
+) -> AddressRecord:
+    """The record after this build: the papers at their settled ``addresses`` (in paper order), with
+    what their ``pages`` show, and every address no paper holds any more, with the id of the paper it
+    now leads to (if any) and what it showed last."""
+    notes = pages if pages is not None else [None] * len(addresses)
     papers = tuple(
-        replace(known, address=address) for known, address in zip(settled.known, addresses, strict=True)
+        replace(known, address=address, page=page)
+        for known, address, page in zip(settled.known, addresses, notes, strict=True)
     )
     live = {known.address for known in papers}
     live_ids = {known.id for known in papers}
@@ -420,7 +443,7 @@ def next_record(settled: SettledPapers, addresses: Sequence[str]) -> AddressReco
             continue
         follower = successor.get(old.id)
         retired[old.address] = RetiredAddress(
-            old.address, old.id, old.text, lead(follower) if follower is not None else None
+            old.address, old.id, old.text, lead(follower) if follower is not None else None, old.page
         )
     return AddressRecord(papers, tuple(sorted(retired.values(), key=lambda r: r.address)))
 
@@ -429,7 +452,7 @@ def redirects(record: AddressRecord) -> list[Redirect]:
     """Where each retired address leads in the site the record describes."""
     address_of = {known.id: known.address for known in record.papers}
     return [
-        Redirect(old.address, address_of.get(old.successor) if old.successor else None)
+        Redirect(old.address, address_of.get(old.successor) if old.successor else None, old.page)
         for old in record.retired
     ]
 
@@ -470,6 +493,7 @@ def read_record(path: Path) -> AddressRecord:
                 position=int(p["position"]),
                 text=_text(p["text"]),
                 sketch=_sketch(p["sketch"]),
+                page=_page(p),
             )
             for p in data["papers"]
         )
@@ -479,6 +503,7 @@ def read_record(path: Path) -> AddressRecord:
                 id=_text(r["id"]),
                 text=_text(r["text"]),
                 successor=None if r.get("successor") is None else _text(r["successor"]),
+                page=_page(r),
             )
             for r in data.get("retired", [])
         )
@@ -487,6 +512,33 @@ def read_record(path: Path) -> AddressRecord:
             f"{path}: not an address record as paper-digest writes it ({error!r}); {fix}"
         ) from None
     return AddressRecord(papers, retired)
+
+
+def _page(entry: dict) -> PageNote | None:
+    """The page note of a record's entry; none in records written before notes were kept."""
+    if "title" not in entry:
+        return None
+    link = entry.get("link")
+    return PageNote(_text(entry["title"]), bool(entry.get("title_derived", False)), _link(link))
+
+
+def _link(value: object) -> str | None:
+    """A paper's link as the record holds it: only a web address is ever written back into a page."""
+    if value is None:
+        return None
+    text = _text(value)
+    if not re.match(r"https?://", text, re.IGNORECASE):
+        raise ValueError(f"{text[:80]!r} is not a web address")
+    return text
+
+
+def _page_fields(page: PageNote | None) -> dict:
+    if page is None:
+        return {}
+    fields: dict = {"title": page.title, "title_derived": page.title_was_derived}
+    if page.link is not None:
+        fields["link"] = page.link
+    return fields
 
 
 def _text(value: object) -> str:
@@ -530,12 +582,16 @@ def record_text(record: AddressRecord) -> str:
                 "position": k.position,
                 "text": k.text,
                 "sketch": base64.b64encode(k.sketch).decode("ascii"),
+                **_page_fields(k.page),
             }
         )
         for k in record.papers
     ]
     retired = [
-        line({"address": r.address, "id": r.id, "text": r.text, "successor": r.successor})
+        line(
+            {"address": r.address, "id": r.id, "text": r.text, "successor": r.successor}
+            | _page_fields(r.page)
+        )
         for r in record.retired
     ]
     return (
