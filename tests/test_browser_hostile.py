@@ -89,7 +89,9 @@ def test_hostile_input_stays_text(chromium: Browser, hostile_site: tuple[str, Pa
             page.goto(f"{origin}/{url}")
             settle(page)
             article = page.locator("article.md-content__inner")
-            for link in article.locator("a").all():
+            # Every link (Zensical's theme puts its skip link's target, an <a> with no address and
+            # nothing to show, in the article); an attribute of the input's is caught below anyway.
+            for link in article.locator("a[href]").all():
                 link.hover()  # no handler from the input may fire
             assert page.evaluate("window.__pwned") is None, url
             injected = page.evaluate(
