@@ -76,7 +76,8 @@ def test_old_addresses_lead_to_the_new_page_or_home_and_my_list_follows(
 
         page.goto(url + before["paper-3"])
         expect(page.locator("h1")).to_have_text("This paper is no longer in the digest")
-        page.wait_for_url(url, timeout=15_000)  # the note's refresh goes home
+        page.get_by_role("link", name="Go to the home page").click()  # no timed refresh: the reader goes
+        page.wait_for_url(url)
         settle(page)
 
         page.goto(url + "saved/")

@@ -94,6 +94,10 @@ PAPERS = [
         ]
     )
 ] + [{**paper, "year": 2021} for paper in HOSTILE_PAPERS]
+# The reader's own tags (a reference manager's), and one keyword in two spellings (issue 37).
+PAPERS[0] |= {"tags": ["Unreviewed", "project A"], "keywords": ["deep-fake"]}
+PAPERS[2] |= {"tags": ["Unreviewed"], "keywords": ["deepfake"]}
+PAPERS[4] |= {"keywords": ["deepfake"]}
 
 
 @dataclass
@@ -409,6 +413,35 @@ def test_explore_filters_sorts_and_keeps_its_state_in_the_url(tab: Tab, sites: S
         page.locator(f'{CONTENT} a[href="{explore_links[0]}"]').click()
         page.wait_for_url(re.compile(r"/explore/\?keyword="))
         assert _explore_count(page) >= 1
+    assert tab.monitor.errors == []
+
+
+def test_tags_filter_explore_and_a_keyword_is_found_by_any_spelling(tab: Tab, sites: Sites) -> None:
+    page, site = tab.page, sites.repo
+    tagged = sum(1 for paper in PAPERS if "Unreviewed" in paper.get("tags", []))
+    # A paper page lists the reader's tags apart from the keywords; each leads to Explore by tag.
+    page.goto(site.url + record_link(site, "reader-0"))
+    settle(page)
+    tags = page.locator(f"{CONTENT} p", has=page.locator("strong", has_text="Tags:"))
+    expect(tags).to_contain_text("Unreviewed · project A")
+    authors_keywords = page.locator(f"{CONTENT} p", has=page.locator("strong", has_text="Authors' keywords:"))
+    expect(authors_keywords).not_to_contain_text("Unreviewed")
+    # The author's spelling, linked to the one page of the keyword however it is written.
+    expect(authors_keywords.locator("a", has_text="deep-fake")).to_have_attribute(
+        "href", re.compile(r"keywords/deepfake/$")
+    )
+    tags.locator("a", has_text="Unreviewed").click()
+    page.wait_for_url(re.compile(r"/explore/\?tag=Unreviewed$"))
+    assert _explore_count(page) == tagged == 2
+    expect(page.locator('input[name="tag"]')).to_have_value("Unreviewed")
+    page.locator('input[name="tag"]').fill("project a")  # as a keyword, a tag is found in any case
+    page.locator('input[name="tag"]').dispatch_event("input")
+    assert _explore_count(page) == 1
+    # "deep-fake", as one author wrote it, finds the three papers of the keyword "deepfake".
+    page.goto(site.url + "explore/?keyword=deep-fake")
+    assert _explore_count(page) == 3
+    page.goto(site.url + "keywords/deepfake/")
+    expect(page.locator(CONTENT)).to_contain_text("Also written deep-fake")
     assert tab.monitor.errors == []
 
 

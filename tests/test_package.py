@@ -55,6 +55,7 @@ def test_the_wheel_carries_everything_a_build_reads(installed: Path, tmp_path: P
         "project/skeleton/gitignore",
         "analysis/keyphrases/keyword_ranker.json",
         "analysis/keyphrases/word_stats.json",
+        "analysis/keyphrases/lone_words.json",
     ):
         assert name in shipped, f"{name} is not in the wheel"
     assert len([n for n in shipped if n.startswith("project/example/")]) == 3

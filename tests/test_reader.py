@@ -18,7 +18,7 @@ from generator.finish.pages import FinishOptions, finish_site
 from generator.model import Paper, SourceLocation, TitledPaper
 from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
-from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta
+from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta, explore_facets
 from generator.site.search_text import readable_math, readable_tex, searchable_page
 from tests.conftest import SAMPLE_ABSTRACTS
 from tests.test_render import _digest
@@ -75,7 +75,8 @@ def test_the_given_doi_is_cited_beside_any_link() -> None:
     paper = _titled(_paper(title="Graphs", url="https://publisher.example/1", doi="10.1000/a_b%c"))
     on_site = _parsed(bibtex_entry(paper, url="https://digest.example/papers/graphs/"))
     assert on_site.fields_dict["doi"].value == r"10.1000/a_b\%c"
-    assert on_site.fields_dict["note"].value == r"\url{https://publisher.example/1}"
+    assert on_site.fields_dict["url"].value == "https://publisher.example/1"
+    assert on_site.fields_dict["digest-url"].value == "https://digest.example/papers/graphs/"
     alone = _parsed(bibtex_entry(paper))
     assert alone.fields_dict["url"].value == "https://publisher.example/1"
     assert alone.fields_dict["doi"].value == r"10.1000/a_b\%c"
@@ -250,6 +251,37 @@ def test_explore_data_holds_every_paper_compactly(fake_embedder) -> None:
     assert re.search(
         r'<div class="copy paper-bibtex" data-pagefind-ignore>\s*<p>.*</p>\s*<pre><code>@inproceedings{', page
     )
+
+
+def test_tags_are_a_filter_and_keyword_spellings_share_one_keyword(fake_embedder) -> None:
+    """Issue 37: the reader's tags are no keywords (no pages, not "Authors' keywords") but a Tag filter
+    and a link on the paper page; keywords written "deep-fake" and "deepfake" are one keyword."""
+    keywords = [("deepfake", "video"), ("deep-fake",), ("Deep fakes", "videos"), ("deepfake",), ()]
+    tags = [("Unreviewed",), ("Unreviewed", "Viewed"), (), ("Viewed",), ()]
+    papers = [
+        _paper(id=f"p{i}", abstract=abstract, author_keywords=keywords[i % 5], tags=tags[i % 5])
+        for i, abstract in enumerate(SAMPLE_ABSTRACTS)
+    ]
+    digest = _digest(fake_embedder, papers)
+    files = PageRenderer().render(digest)
+    data = json.loads(files[EXPLORE_DATA])
+    assert data["tags"] == ["Unreviewed", "Viewed"]
+    for row, paper in zip(data["papers"], digest.papers, strict=True):
+        assert [data["tags"][i] for i in row[9]] == list(paper.entry.paper.tags)
+        assert not {"Unreviewed", "Viewed"} & set(paper.author_keywords)
+    assert "Unreviewed" not in data["keywords"] and "deep-fake" not in data["keywords"]
+    assert "deepfake" in data["keywords"] and "video" in data["keywords"] and "videos" not in data["keywords"]
+    deepfake = data["keywords"].index("deepfake")
+    assert ["deep-fake", deepfake] in data["keyword_variants"]
+    assert not any("unreviewed" in path for path in files)
+    page = files["keywords/deepfake.md"]
+    assert "Also written" in page and "deep-fake" in page
+    second = files[f"papers/{digest.papers[1].entry.slug}.md"]
+    assert "<strong>Tags:</strong>\n<span data-tag>Unreviewed</span> · <span data-tag>Viewed</span>" in second
+    assert "Authors&#39; keywords" in second and "Unreviewed</a>" not in second
+    # The authors' own spelling on their paper's page, linked to the keyword's one page.
+    assert '<a href="../../keywords/deepfake/">deep-fake</a>' in second
+    assert "tag" in explore_facets(digest)
 
 
 # Search index

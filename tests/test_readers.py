@@ -178,16 +178,21 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
     entries = {entry.key: entry for entry in library.entries}
     assert len(entries) == len(papers)
     site_url = configured_site_url(PROJECT_ROOT / "mkdocs.yml")
-    urls = {entry.fields_dict["url"].value for entry in entries.values()}
-    assert urls == {f"{site_url.rstrip('/')}/{record['url']}" for record in exported}
+    # url: the paper's own link, as its source gave it; digest-url: its page in the digest.
+    assert {entry.fields_dict["url"].value for entry in entries.values()} == {p.url for p in papers}
+    pages = {entry.fields_dict["digest-url"].value for entry in entries.values()}
+    assert pages == {f"{site_url.rstrip('/')}/{record['url']}" for record in exported}
     by_title = {entry.fields_dict["title"].value: entry for entry in entries.values()}
     assert sorted(by_title) == sorted(p.title for p in papers)
     for paper in papers:
         entry = by_title[paper.title]
-        from_arxiv = paper in papers[-2:]  # arxiv.xml, the last format: its venue is arXiv
+        from_arxiv = paper in papers[-2:]  # arxiv.xml, the last format: cited as arXiv cites it
         assert entry.entry_type == ("misc" if from_arxiv else "inproceedings")
-        venue = entry.fields_dict["howpublished" if from_arxiv else "booktitle"].value
-        assert venue == ("arXiv" if from_arxiv else "ICML 2024")
+        if from_arxiv:
+            assert entry.fields_dict["archiveprefix"].value == "arXiv"
+            assert entry.fields_dict["eprint"].value.startswith("2401.")
+        else:
+            assert entry.fields_dict["booktitle"].value == "ICML 2024"
         assert (
             entry.fields_dict["author"].value == f"{paper.authors[0].split()[1]}, Author and Person, Shared"
         )
@@ -204,8 +209,8 @@ def test_papers_bib_keys_stay_put_when_papers_are_added() -> None:
     assert bibtex_key(paper) != bibtex_key(TitledPaper(FIXTURE[1], FIXTURE[1].title or "", False, "s"))
     entry = bibtex_entry(paper, url="https://digest.example/papers/x/")
     assert "author = {Holl, Philipp and Thuerey, Nils}" in entry
-    assert "url = {https://digest.example/papers/x/}" in entry
-    assert "note = {\\url{https://icml.cc/virtual/2024/poster/35005}}" in entry
+    assert "digest-url = {https://digest.example/papers/x/}" in entry
+    assert "url = {https://icml.cc/virtual/2024/poster/35005}" in entry
     assert (
         entry_type("ICML 2024"),
         entry_type("Journal of ML Research"),
@@ -451,11 +456,13 @@ def test_csl_json_names_dates_and_links(tmp_path: Path) -> None:
         "Cell",
         "https://doi.org/10.1016/j.cell.2024.10.022",
     )
-    assert (second.id, second.year, second.url, second.author_keywords) == (
+    # CSL's "keyword(s) or tag(s)": the library's tags, the reader's, not the authors'.
+    assert (second.id, second.year, second.url, second.tags, second.author_keywords) == (
         "2",
         2021,
         "https://x.org/t",
         ("a", "b"),
+        (),
     )
     assert f"{path}: 1 item skipped, no abstract: c" in collection.warnings
 
@@ -646,6 +653,11 @@ def test_zotero_bibtex_sample() -> None:
     assert nerf.title == "NeRF: Representing Scenes as Neural Radiance Fields for View Synthesis"
     assert all("{" not in (p.title or "") and "\\" not in (p.title or "") for p in collection.papers)
     assert sum(p.venue == "arXiv" for p in collection.papers) == 70
+    # Zotero writes the library's tags into ``keywords``: the reader's "Viewed" and arXiv's subjects.
+    assert not any(p.author_keywords for p in collection.papers)
+    assert by_id["cootes_active_1995"].tags == ("Viewed",)
+    tags = {tag for p in collection.papers for tag in p.tags}
+    assert {"Unreviewed", "Computer Science - Machine Learning"} <= tags
 
 
 def test_arxiv_atom_sample() -> None:
@@ -913,7 +925,9 @@ def test_zotero_csv_export_reads_without_columns(tmp_path: Path) -> None:
     assert one.authors == ("Ada Lovelace", "Juan Carlos de la Cruz")
     assert one.url == "https://doi.org/10.1000/xyz"  # the DOI, as no Url is given
     assert (one.doi, two.doi) == ("10.1000/xyz", None)
-    assert one.author_keywords == ("graphs", "depth", "Computer Science - Machine Learning")
+    # Manual and automatic tags are the reader's tags, not the authors' keywords (issue 37).
+    assert one.tags == ("graphs", "depth", "Computer Science - Machine Learning")
+    assert one.author_keywords == ()
     assert (two.authors, two.url) == (("Alan Turing",), "https://example.org/2")  # one name, not two
     assert any("1 row skipped" in w and "(NOABSTRA)" in w for w in collection.warnings)
 
@@ -1017,11 +1031,12 @@ def test_jabref_bibtex_style_and_mendeley_tables_read_without_columns(tmp_path: 
                      "https://example.org/1", "graphs;depth"]),
     )  # fmt: skip
     (paper,) = read_collection([mendeley]).papers
-    assert (paper.authors, paper.venue, paper.url, paper.author_keywords) == (
+    assert (paper.authors, paper.venue, paper.url, paper.tags, paper.author_keywords) == (
         ("Ada Lovelace", "Alan Turing"),  # "First Last" names, comma-separated, stay as they are
         "ICML",
         "https://example.org/1",
-        ("graphs", "depth"),
+        ("graphs", "depth"),  # a library's "Tags" are the reader's
+        (),
     )
 
 
@@ -1071,3 +1086,138 @@ def test_a_given_name_that_looks_like_a_numeral_is_a_given_name(tmp_path: Path) 
     )
     (paper,) = read_collection([_write(tmp_path, "zotero.csv", text)]).papers
     assert paper.authors == ("Xi Wang", "V Smith", "King, Jr.", "Gates, III")
+
+
+# --- the reader's tags are not the authors' keywords (issue 37) ----------------------------------
+
+ZOTERO_FILE = "file = {Full Text PDF:C\\:\\\\Users\\\\a\\\\Zotero\\\\x.pdf:application/pdf}"
+
+
+def _bib_entry(key: str, extra: str) -> str:
+    abstract = f"{ABSTRACT_ONE} ({key})"  # each its own: a copy of an abstract is dropped as a duplicate
+    return f"@article{{{key},\n\ttitle = {{T {key}}},\n\tabstract = {{{abstract}}},\n{extra}\n}}\n"
+
+
+def test_reference_managers_tags_are_tags_and_publishers_keywords_are_the_authors(tmp_path: Path) -> None:
+    zotero = _bib_entry(
+        "smith_graphs_2020", "\tkeywords = {Unreviewed, Computer Science - Machine Learning},"
+    )
+    zotero += _bib_entry("lee_depth_2021", f"\tkeywords = {{Viewed}},\n\t{ZOTERO_FILE},")
+    mendeley = _bib_entry(
+        "k1", "keywords = {graph neural networks,to-read,Depth},\nmendeley-tags = {to-read,depth}"
+    )
+    jabref = _bib_entry("k2", "keywords = {graph neural networks},\ngroups = {Thesis, Project A}")
+    acm = _bib_entry("k3", "keywords = {graph neural networks, depth}")
+    read = {
+        name: read_collection([_write(tmp_path, f"{name}.bib", text)]).papers
+        for name, text in {"zotero": zotero, "mendeley": mendeley, "jabref": jabref, "acm": acm}.items()
+    }
+    # Zotero (its attachments name a MIME type) writes every tag of the library into keywords.
+    assert [(p.author_keywords, p.tags) for p in read["zotero"]] == [
+        ((), ("Unreviewed", "Computer Science - Machine Learning")),
+        ((), ("Viewed",)),
+    ]
+    ((mendeley_paper,), (jabref_paper,), (acm_paper,)) = read["mendeley"], read["jabref"], read["acm"]
+    assert (mendeley_paper.author_keywords, mendeley_paper.tags) == (
+        ("graph neural networks",),
+        ("to-read", "Depth"),
+    )
+    assert (jabref_paper.author_keywords, jabref_paper.tags) == (
+        ("graph neural networks",),
+        ("Thesis", "Project A"),
+    )
+    assert (acm_paper.author_keywords, acm_paper.tags) == (("graph neural networks", "depth"), ())
+
+
+ZOTERO_CSV_EXPORTS = sorted((PROJECT_ROOT.parent / "_exports" / "kw").glob("zotero_*.csv"))
+"""Real Zotero CSV exports gathered from public repositories, kept outside the repository (see
+benchmarks/notes/input-formats.md); the test skips without them."""
+
+
+@pytest.mark.skipif(not ZOTERO_CSV_EXPORTS, reason="no real Zotero CSV exports in ../_exports/kw")
+@pytest.mark.parametrize("path", ZOTERO_CSV_EXPORTS, ids=lambda path: path.name)
+def test_real_zotero_csv_exports_give_tags_not_keywords(path: Path) -> None:
+    import csv
+
+    collection = read_collection([path])
+    with path.open(encoding="utf-8-sig", newline="") as file:
+        rows = {row["Key"]: row for row in csv.DictReader(file)}
+    assert collection.papers
+    for paper in collection.papers:
+        row = rows[paper.id]
+        written = [one_line(t) for c in ("Manual Tags", "Automatic Tags") for t in row.get(c, "").split(";")]
+        assert paper.author_keywords == ()
+        assert set(paper.tags) == {t for t in written if t} and len(paper.tags) == len(set(paper.tags))
+
+
+KEYWORD_TEXT = st.text(alphabet=st.characters(categories=["L", "N", "Zs", "Pd"]), min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(KEYWORD_TEXT, max_size=5),
+    st.lists(KEYWORD_TEXT, max_size=3),
+    st.lists(KEYWORD_TEXT, max_size=3),
+    st.booleans(),
+)
+def test_bibtex_keywords_are_split_into_authors_keywords_and_tags(
+    keywords: list[str], mendeley_tags: list[str], groups: list[str], zotero: bool
+) -> None:
+    """Whatever the keywords, every one is read either as the authors' or as a tag, never both, and
+    no tag is an author's keyword."""
+    assume(all("," not in k and ";" not in k for k in keywords + mendeley_tags + groups))
+    fields = [f"keywords = {{{', '.join(keywords)}}}", f"mendeley-tags = {{{','.join(mendeley_tags)}}}"]
+    fields.append(f"groups = {{{', '.join(groups)}}}")
+    if zotero:
+        fields.append(ZOTERO_FILE)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.bib"
+        path.write_text(_bib_entry("k", ",\n".join(fields) + ","), encoding="utf-8")
+        (paper,) = read_collection([path]).papers
+    given_words = [one_line(k) for k in keywords if one_line(k)]
+    assert not set(paper.author_keywords) & set(paper.tags)
+    assert set(paper.author_keywords) | set(paper.tags) >= set(given_words)
+    if zotero:
+        assert paper.author_keywords == ()
+    tagged = {one_line(t).casefold() for t in mendeley_tags if one_line(t)}
+    assert all(k.casefold() not in tagged for k in paper.author_keywords)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(KEYWORD_TEXT, max_size=4), st.lists(KEYWORD_TEXT, max_size=4), st.lists(KEYWORD_TEXT, max_size=3)
+)
+def test_zotero_csv_and_csl_json_tags_never_become_authors_keywords(
+    manual: list[str], automatic: list[str], keywords: list[str]
+) -> None:
+    """Any tags of a Zotero CSV row or a CSL-JSON item are read as tags, each once, and only a
+    table's own keywords column as the authors' keywords."""
+    assume(all(not set(";|,/") & set(t) for t in manual + automatic + keywords))
+    header = ["Key", "Item Type", "Title", "Abstract Note", "Manual Tags", "Automatic Tags", "Keywords"]
+    row = [
+        "K1",
+        "journalArticle",
+        "T",
+        ABSTRACT_ONE,
+        "; ".join(manual),
+        "; ".join(automatic),
+        "; ".join(keywords),
+    ]
+    item = {
+        "id": "a",
+        "type": "article",
+        "title": "T",
+        "abstract": ABSTRACT_ONE,
+        "keyword": ", ".join(manual),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        table = Path(folder) / "zotero.csv"
+        table.write_text(_csv_line(header) + _csv_line(row), encoding="utf-8")
+        csl = Path(folder) / "items.json"
+        csl.write_text(json.dumps([item]), encoding="utf-8")
+        (from_table,) = read_collection([table]).papers
+        (from_csl,) = read_collection([csl]).papers
+    words = lambda texts: tuple(dict.fromkeys(w for t in texts if (w := one_line(t))))  # noqa: E731
+    assert from_table.tags == words(manual + automatic)
+    assert from_table.author_keywords == words(keywords)
+    assert (from_csl.tags, from_csl.author_keywords) == (words(manual), ())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +14,7 @@ from generator.analysis.embed import CachedEmbedder, Embedder, ProgressCallback
 from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
 from generator.analysis.fit import DigestFit, FitStore, paper_key
 from generator.analysis.keyphrases import canonical, canonical_key
+from generator.analysis.keyphrases.variants import group_keyword_variants
 from generator.analysis.keywords import find_candidates, rank_keywords
 from generator.analysis.neighbours import paper_neighbours
 from generator.analysis.paper_map import MapJob, MapLayout, place_on_map, start_map_layout
@@ -30,7 +31,7 @@ from generator.analysis.topics import assign_topics, fit_topics
 from generator.cache.candidates import CandidateStore
 from generator.cache.neighbours import NeighbourStore, neighbour_key
 from generator.cache.similarities import SimilarityStore
-from generator.model import AnalysedPaper, Collection, Digest, Paper, TitledPaper
+from generator.model import AnalysedPaper, Collection, Digest, Keyword, Paper, TitledPaper
 from generator.progress import Reporter, plural
 
 
@@ -57,6 +58,11 @@ def analysis_text(entry: TitledPaper) -> str:
     if entry.title_was_derived:
         return abstract
     return f"{strip_markup(entry.title)}. {abstract}"
+
+
+def keyword_text(entry: TitledPaper) -> str:
+    """Where a paper spells out the acronyms of its keywords: its title, abstract and own keywords."""
+    return ". ".join([analysis_text(entry), *entry.paper.author_keywords])
 
 
 def text_parts(entry: TitledPaper) -> tuple[str, np.ndarray]:
@@ -86,8 +92,47 @@ def embed_papers(
 
 def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
     """The authors' keywords in the digest's spelling (one per concept), so they merge with ours."""
-    spelled = (spellings.get(canonical_key(k), canonical(k)) for k in paper.author_keywords)
-    return list(dict.fromkeys(k for k in spelled if k))
+    return list(dict.fromkeys(spelled for spelled, _ in _spelled_author_keywords(paper, spellings)))
+
+
+def _spelled_author_keywords(paper: Paper, spellings: dict[str, str]) -> list[tuple[str, str]]:
+    """Each of the authors' keywords as ``(the digest's spelling, as given)``."""
+    spelled = ((spellings.get(canonical_key(k), canonical(k)), k) for k in paper.author_keywords)
+    return [(form, given) for form, given in spelled if form]
+
+
+def merge_keyword_variants(
+    papers: list[AnalysedPaper], spellings: dict[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """One keyword per concept across the digest (``group_keyword_variants``): each paper's keywords,
+    the authors' and the keywords its related papers share with it rewritten to the form shown for
+    their group, in place. Returns the other spellings of each shown form, for its keyword page."""
+    per_paper = [
+        [(k.text, k.text) for k in paper.keywords] + _spelled_author_keywords(paper.entry.paper, spellings)
+        for paper in papers
+    ]
+    texts = [keyword_text(paper.entry) for paper in papers]
+    grouped = group_keyword_variants(per_paper, texts)
+    for paper in papers:
+        seen: set[str] = set()
+        keywords = []
+        for keyword in paper.keywords:
+            shown = grouped.of(keyword.text)
+            if shown not in seen:
+                seen.add(shown)
+                keywords.append(keyword if shown == keyword.text else Keyword(shown, keyword.score))
+        paper.keywords = keywords
+        # The authors' spelling kept for their paper's page, which links it to the group's page.
+        as_given: dict[str, str] = {}
+        for form, given in _spelled_author_keywords(paper.entry.paper, spellings):
+            as_given.setdefault(grouped.of(form), given)
+        paper.author_keywords = list(as_given)
+        paper.author_keywords_as_given = list(as_given.values())
+        paper.related = [
+            replace(r, shared_keywords=tuple(dict.fromkeys(grouped.of(k) for k in r.shared_keywords)))
+            for r in paper.related
+        ]
+    return grouped.variants
 
 
 @dataclass(frozen=True)
@@ -254,5 +299,12 @@ def analyse(
         )
         for index, (entry, found, near) in enumerate(zip(entries, keywords, related, strict=True))
     ]
-    digest = Digest(name=collection.name, papers=papers, model_name=embedder.name, topics=topics)
+    variants = merge_keyword_variants(papers, candidates.spellings)
+    digest = Digest(
+        name=collection.name,
+        papers=papers,
+        model_name=embedder.name,
+        topics=topics,
+        keyword_variants=variants,
+    )
     return PendingDigest(digest, map_job, on_map, embedded)

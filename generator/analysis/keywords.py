@@ -7,8 +7,10 @@ with their titles' phrases as labels) weighs that similarity with how many paper
 the phrase, how often and how early the abstract uses it, whether it defines an acronym for it, its
 length, how its words are used across 50,000 abstracts (titled, ending a noun phrase) and whether it
 is only a piece of a longer candidate. One word that those abstracts show to be a filler (common or
-not a noun) is never a keyword. Measured on NeurIPS 2023 author keywords
-(``benchmarks/keyword_quality.py``, never trained on), see benchmarks/notes/keywords-topics.md.
+not a noun), or that NeurIPS 2023 authors seldom list alone (``ranker.LoneWords``), is never a
+keyword, and how often authors list a phrase adds to its score. No keyword is inside another of its
+paper after Porter stemming. Measured on NeurIPS 2023 author keywords (2-fold for what is learned
+from them), see benchmarks/notes/keywords-topics.md.
 
 Only phrases that two papers share, that one abstract uses twice or that its given title uses (the
 title's phrases are candidates even where the abstract never uses them) are embedded (with all of an
@@ -19,11 +21,14 @@ are embedded in one batched call through the cached embedder.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
+import snowballstemmer
 from sklearn.feature_extraction.text import CountVectorizer
 
 from generator.analysis.embed import Embedder
@@ -31,8 +36,10 @@ from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus
 from generator.analysis.keyphrases.canonical import canonical, canonical_key, is_acronym
 from generator.analysis.keyphrases.ranker import (
     KeywordModel,
+    LoneWords,
     WordStats,
     keyword_model,
+    lone_words,
     may_show,
     paper_features,
     word_stats,
@@ -56,7 +63,11 @@ class Candidates:
 
 
 def find_candidates(
-    abstracts: Sequence[str], titles: Sequence[str | None], top_n: int, store: CandidateStore | None = None
+    abstracts: Sequence[str],
+    titles: Sequence[str | None],
+    top_n: int,
+    store: CandidateStore | None = None,
+    lone: LoneWords | None = None,
 ) -> Candidates:
     """Candidates of every paper and the digest-wide statistics; cheap (no model). ``store`` keeps
     each abstract's candidates between builds."""
@@ -71,10 +82,12 @@ def find_candidates(
         # uses is no phrase the digest's papers share.
         papers_using.update(key for key, candidate in candidates.items() if candidate.count)
     stats = word_stats()
+    lone = lone or lone_words()
     to_embed: set[str] = set()
     for candidates in per_paper:
-        # A filler or a cut phrase is never shown, so never embedded, nor counted towards top_n.
-        showable = [key for key, c in candidates.items() if may_show(c, stats)]
+        # A filler, a word authors never list alone or a cut phrase is never shown, so never
+        # embedded, nor counted towards top_n.
+        showable = [key for key, c in candidates.items() if shows(c, stats, lone)]
         supported = [
             key
             for key in showable
@@ -84,8 +97,27 @@ def find_candidates(
             # A given title's phrase: the title bonus makes it a likely keyword, so it is always ranked.
             or candidates[key].in_title
         ]
-        to_embed.update(supported if len(supported) >= top_n else showable)
+        # Keywords that repeat one another are never shown together: count the distinct ones.
+        to_embed.update(supported if _distinct(supported, candidates, top_n) >= top_n else showable)
     return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed))
+
+
+def _distinct(keys: Sequence[str], candidates: dict[str, Candidate], enough: int) -> int:
+    """How many of ``keys`` none of which repeats another could be shown (counted up to ``enough``)."""
+    kept: list[list[str]] = []
+    for key in keys:
+        words = stemmed(candidates[key].form)
+        if not any(repeats(words, other) for other in kept):
+            kept.append(words)
+            if len(kept) == enough:
+                break
+    return len(kept)
+
+
+def shows(candidate: Candidate, stats: WordStats, lone: LoneWords) -> bool:
+    """Whether a candidate may be a keyword: ``ranker.may_show`` and, one word, one that authors
+    list alone (``LoneWords``)."""
+    return may_show(candidate, stats) and lone.stands_alone(candidate, stats)
 
 
 def _initials(key: str) -> str:
@@ -169,24 +201,20 @@ def _contains(longer: list[str], shorter: list[str]) -> bool:
     return any(longer[start : start + size] == shorter for start in range(len(longer) - size + 1))
 
 
-def _says_again(shorter: str, longer: str, candidates: dict[str, Candidate]) -> bool:
-    """Whether the one word ``shorter``, shown beside ``longer``, says little the longer does not: it
-    is inside the longer and the abstract never uses it apart from the longer (every span is
-    counted, so the counts are equal then) or uses it more often inside than apart (the name
-    "wormhole" of "Wasserstein Wormhole", used once alone). A word the abstract mostly uses alone
-    stays ("graph" beside "graph neural network"), and so does every phrase of two or more words: it
-    names a concept of its own, which authors list beside the longer one ("reinforcement learning"
-    beside "multi-agent reinforcement learning"). On NeurIPS 2023 F1@5 is 0.2303 so, 0.2253 when
-    such a phrase went too unless the abstract also used it apart."""
-    # By key, "graph" is inside "graph-based clustering" too, though the counts see one token there
-    # (so apart may be negative): a reader sees the word twice all the same.
-    if " " in shorter or not _contains(longer.split(), shorter.split()):
-        return False
-    inside = candidates[longer].count
-    apart = candidates[shorter].count - inside
-    # Never used apart says again too when neither is used in the abstract (both only the title's:
-    # "transport" beside "optimal transport").
-    return apart < max(inside, 1)
+@cache
+def _stemmer() -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer("porter")
+
+
+def stemmed(keyword: str) -> list[str]:
+    """A keyword's words, Porter-stemmed as the yardstick stems them ("Transformers" -> "transform")."""
+    return _stemmer().stemWords(re.findall(r"[a-z0-9]+", keyword.lower()))
+
+
+def repeats(words: list[str], other: list[str]) -> bool:
+    """Whether two stemmed keywords say the same twice: one is inside the other."""
+    shorter, longer = sorted((words, other), key=len)
+    return _contains(longer, shorter)
 
 
 def rank_keywords(
@@ -197,11 +225,12 @@ def rank_keywords(
     progress: Advance | None = None,
     store: SimilarityStore | None = None,
     model: KeywordModel | None = None,
+    lone: LoneWords | None = None,
 ) -> list[list[Keyword]]:
     """``top_n`` keywords per paper, best first, in the digest-wide spelling: KeyBERT's similarities
     (``keyword_similarities``) ranked with the other features by the learned model."""
     similarities = keyword_similarities(candidates, paper_vectors, embedder, progress, store)
-    return choose_keywords(candidates, similarities, top_n, model)
+    return choose_keywords(candidates, similarities, top_n, model, lone=lone)
 
 
 def keyword_similarities(
@@ -260,6 +289,7 @@ def choose_keywords(
     top_n: int,
     model: KeywordModel | None = None,
     stats: WordStats | None = None,
+    lone: LoneWords | None = None,
 ) -> list[list[Keyword]]:
     """Each paper's ``top_n`` keywords: its candidates with a similarity, scored by the learned
     ``model`` (the shipped one by default), a given title's phrases raised by the model's title
@@ -267,10 +297,11 @@ def choose_keywords(
     ``_pick`` keeps one of two keywords that say the same."""
     model = model or keyword_model()
     stats = stats or word_stats()
+    lone = lone or lone_words()
     papers = len(candidates.per_paper)
     keys_of, rows = [], []
     for paper_candidates, similarity in zip(candidates.per_paper, similarities, strict=True):
-        keys = [key for key in similarity if may_show(paper_candidates[key], stats)]
+        keys = [key for key in similarity if shows(paper_candidates[key], stats, lone)]
         keys_of.append(keys)
         cosines = [similarity[key] for key in keys]
         rows.append(paper_features(keys, cosines, paper_candidates, candidates.papers_using, papers, stats))
@@ -282,7 +313,12 @@ def choose_keywords(
         scores = all_scores[end - len(keys) : end]
         scored = sorted(
             (
-                (float(score) + model.title_bonus * paper_candidates[key].in_title, candidates.spellings[key])
+                (
+                    float(score)
+                    + model.title_bonus * paper_candidates[key].in_title
+                    + lone.bonus(paper_candidates[key], stats),
+                    candidates.spellings[key],
+                )
                 for key, score in zip(keys, scores, strict=True)
             ),
             key=lambda item: (-item[0], item[1]),
@@ -295,33 +331,17 @@ def choose_keywords(
 def _pick(
     scored: list[tuple[float, str]], top_n: int, candidates: dict[str, Candidate], key_of: dict[str, str]
 ) -> list[tuple[float, str]]:
-    """The first ``top_n`` of ``scored`` (best first) with no keyword that ``_says_again`` another:
-    a longer one takes the place of the shorter picked before it, and a shorter one after its longer
-    is passed over. On NeurIPS 2023 (``benchmarks/keyword_quality.py``, with possessives ending
-    phrases) F1@5 is 0.2139 with this rule, and a keyword is inside another of its paper 2,716 times
-    in 16,090; 0.2139 and 3,442 before, when only a shorter keyword never used apart went and the
-    later of the two was the one dropped; 0.2121 and 1,308 when every single word inside a longer
-    keyword goes; 0.183 when every shorter keyword goes (0.196 dropping the later one)."""
+    """The first ``top_n`` of ``scored`` (best first) that repeat none picked before them."""
     picked: list[tuple[float, str]] = []
+    stems: list[list[str]] = []
     for score, spelling in scored:
         if len(picked) == top_n:
             break
-        key = key_of[spelling]
-        words = len(key.split())
-        picked_keys = [key_of[shown] for _, shown in picked]
-        if any(_says_again(key, other, candidates) for other in picked_keys if len(other.split()) > words):
+        words = stemmed(spelling)
+        if any(repeats(words, other) for other in stems):
             continue
-        replaced = [
-            slot
-            for slot, other in enumerate(picked_keys)
-            if len(other.split()) < words and _says_again(other, key, candidates)
-        ]
-        if not replaced:
-            picked.append((score, spelling))
-            continue
-        picked[replaced[0]] = (score, spelling)  # the place of the first one it says again
-        for slot in reversed(replaced[1:]):  # "graph" and "neural network" both inside "graph neural network"
-            del picked[slot]
+        picked.append((score, spelling))
+        stems.append(words)
     return picked
 
 

@@ -70,6 +70,7 @@ class AnalysisCache:
         stored = {
             "map_method": digest.map_method,
             "topics": [asdict(topic) for topic in digest.topics],
+            "keyword_variants": digest.keyword_variants,
             "papers": [
                 {
                     "keywords": [[k.text, k.score] for k in paper.keywords],
@@ -84,6 +85,7 @@ class AnalysisCache:
                         for r in paper.related
                     ],
                     "author_keywords": paper.author_keywords,
+                    "author_keywords_as_given": paper.author_keywords_as_given,
                     "topic": paper.topic,
                     "map_position": paper.map_position,
                 }
@@ -115,6 +117,7 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
                 for r in record["related"]
             ],
             author_keywords=[str(k) for k in record["author_keywords"]],
+            author_keywords_as_given=[str(k) for k in record["author_keywords_as_given"]],
             topic=None if record["topic"] is None else int(record["topic"]),
             map_position=None
             if record["map_position"] is None
@@ -137,6 +140,9 @@ def _decode(stored: dict, collection: Collection, model_name: str) -> Digest | N
         model_name=model_name,
         topics=topics,
         map_method=stored["map_method"],
+        keyword_variants={
+            str(shown): tuple(map(str, others)) for shown, others in stored["keyword_variants"].items()
+        },
     )
 
 

@@ -7,7 +7,8 @@ in the sitemap, not in the navigation, and not in the search index (Pagefind ind
 the finishing stage marks; it leaves files copied from the docs as they are). A moved paper's page
 sends the reader on at once with ``<meta http-equiv="refresh">``, which
 needs no script, so the page's Content-Security-Policy refuses every script and every other source. A
-removed paper's page says so, links the home page and goes there after a few seconds.
+removed paper's page says so and links the home page; it does not go there by itself, since a timed
+refresh moves a reader on before they may have read the note (WCAG 2.2.1, axe's meta-refresh).
 
 ``assets/moved.json`` lists the same addresses for My list (``javascripts/reader.js``): a saved
 paper that moved is kept under its new address, one that was removed is shown as no longer here.
@@ -22,8 +23,6 @@ from collections.abc import Sequence
 from generator.sources.identity import PageNote, Redirect
 
 MOVED_DATA = "assets/moved.json"
-REMOVED_NOTE_SECONDS = 8
-"""How long a removed paper's page shows its note before going to the home page."""
 POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'"
 """Nothing to load and nothing to run: the page is its text, its links and the refresh."""
 
@@ -68,18 +67,18 @@ def redirect_page(redirect: Redirect, papers_dir: str) -> str:
         canonical = f'<link rel="canonical" href="{target}">\n'
     else:
         title = "This paper is no longer in the digest"
-        refresh = f"{REMOVED_NOTE_SECONDS}; url={home}"
-        body = f"<p>{removed_paper_text(redirect.page)}</p>\n" + (
-            f'<p><a href="{home}">Go to the home page</a> (in {REMOVED_NOTE_SECONDS} seconds) to find other '
-            "papers, or search them there.</p>"
+        refresh = None
+        body = (
+            f"<p>{removed_paper_text(redirect.page)}</p>\n"
+            f'<p><a href="{home}">Go to the home page</a> to find other papers, or search them there.</p>'
         )
         canonical = ""
+    refresh_tag = f'<meta http-equiv="refresh" content="{refresh}">\n' if refresh else ""
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
-        f'<meta http-equiv="refresh" content="{refresh}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n{refresh_tag}'
         '<meta name="robots" content="noindex">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n{canonical}'
-        f"<title>{title}</title>\n</head>\n<body>\n<h1>{title}</h1>\n{body}\n</body>\n</html>\n"
+        f"<title>{title}</title>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n{body}\n</main>\n</body>\n</html>\n"
     )

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import html
 import importlib.metadata
+import itertools
 import json
 import math
 import posixpath
@@ -30,7 +31,7 @@ from generator.analysis.explain import closeness_text
 from generator.analysis.text import find_math_spans, keyword_slug
 from generator.model import AnalysedPaper, Digest
 from generator.progress import plural
-from generator.site.bibtex import bibtex_entry, bibtex_file, venue_kind
+from generator.site.bibtex import bibtex_entry, bibtex_file, citation_of, citation_text
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
 from generator.site.plain_math import readable_title, with_math_as
@@ -368,19 +369,26 @@ class PageRenderer:
             # by them: reader.js makes the links from this address (see paper.md.j2).
             explore = self.site_href(_relative(EXPLORE_PAGE, PAPERS_DIR) or EXPLORE_PAGE, path)
 
-            def keyword_link(text: str, path: str = path) -> dict[str, str | None]:
+            def keyword_link(text: str, shown: str | None = None, path: str = path) -> dict[str, str | None]:
+                """A keyword as ``shown`` (the authors' spelling), linked to the page of ``text``."""
                 page = keyword_pages.get(text)
                 return {
-                    "text": text,
+                    "text": shown or text,
                     "page": self.site_href(_relative(page, PAPERS_DIR) or page, path) if page else None,
                 }
 
+            as_given = paper.author_keywords_as_given
             shown = dict(
                 paper=_paper_view(paper),
                 authors=list(source.authors),
                 explore=explore,
                 keywords=[keyword_link(k.text) for k in paper.keywords],
-                author_keywords=[keyword_link(k) for k in paper.author_keywords],
+                author_keywords=[
+                    keyword_link(k, given)
+                    for k, given in itertools.zip_longest(paper.author_keywords, as_given)
+                    if k is not None
+                ],
+                tags=list(source.tags),
                 topic=None
                 if paper.topic is None
                 else {
@@ -415,6 +423,7 @@ class PageRenderer:
                     digest,
                     "keyword.md.j2",
                     keyword=keyword,
+                    variants=list(digest.keyword_variants.get(keyword, ())),
                     count=len(members),
                     **self._page_of_papers(digest, page, paper_paths),
                 )
@@ -474,11 +483,15 @@ class PageRenderer:
         self, digest: Digest, paper_paths: list[str], keyword_papers: dict[str, list[int]]
     ) -> str:
         """The compact data file of the Explore and My list pages: each name once, in lists the papers
-        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track]`` with
-        positions in those lists (-1 or null when absent)."""
+        point into; a paper is ``[url, title, [authors], [keywords], topic, venue, year, id, track,
+        [tags]]`` with positions in those lists (-1 or null when absent; ``[tags]`` only when some
+        paper has tags). ``keyword_variants`` holds ``[spelling, keyword position]`` for the other
+        spellings of a keyword, so Explore finds "deep-fake" as "deepfake"."""
         authors: dict[str, int] = {}
         venues: dict[str, int] = {}
         tracks: dict[str, int] = {}
+        tags: dict[str, int] = {}
+        tagged = any(paper.entry.paper.tags for paper in digest.papers)
         keywords = {keyword: position for position, keyword in enumerate(keyword_papers)}
         papers = []
         for paper, path in zip(digest.papers, paper_paths, strict=True):
@@ -496,6 +509,7 @@ class PageRenderer:
                     source.id,
                     -1 if not source.track else tracks.setdefault(source.track, len(tracks)),
                 ]
+                + ([[tags.setdefault(tag, len(tags)) for tag in source.tags]] if tagged else [])
             )
         data = {
             "topics": [topic.label for topic in digest.topics],
@@ -503,6 +517,13 @@ class PageRenderer:
             "keywords": list(keywords),
             "venues": list(venues),
             "tracks": list(tracks),
+            "tags": list(tags),
+            "keyword_variants": [
+                [spelling, keywords[shown]]
+                for shown, spellings in digest.keyword_variants.items()
+                if shown in keywords
+                for spelling in spellings
+            ],
             "papers": papers,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -692,6 +713,7 @@ def explore_facets(digest: Digest) -> list[str]:
         "author": any(source.authors for source in sources),
         "venue": any(source.venue for source in sources),
         "track": any(source.track for source in sources),
+        "tag": any(source.tags for source in sources),
         "year": any(source.year for source in sources),
     }
     return [facet for facet, found in present.items() if found]
@@ -773,22 +795,64 @@ def _paper_view(paper: AnalysedPaper) -> dict[str, Any]:
     }
 
 
+def _scholar_venue_tags(entry_type: str) -> tuple[tuple[str, str], ...]:
+    """The Highwire Press tags that name the paper's venue, with the BibTeX fields they are read from:
+    a ``journal`` is a journal whatever the entry type, a ``booktitle`` a book for a chapter and a
+    conference otherwise."""
+    book = (
+        "citation_inbook_title" if entry_type in ("incollection", "inbook") else "citation_conference_title"
+    )
+    tags = [
+        ("citation_journal_title", "journal"),
+        ("citation_journal_title", "journaltitle"),
+        (book, "booktitle"),
+    ]
+    if entry_type == "techreport":
+        tags += [
+            ("citation_technical_report_institution", "institution"),
+            ("citation_technical_report_number", "number"),
+        ]
+    if entry_type in ("phdthesis", "mastersthesis"):
+        tags.append(("citation_dissertation_institution", "school"))
+    return tuple(tags)
+
+
+SCHOLAR_FIELD_TAGS = (
+    ("citation_publisher", "publisher"),
+    ("citation_isbn", "isbn"),
+    ("citation_issn", "issn"),
+    ("citation_doi", "doi"),
+)
+_PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*(?:[-–—]+\s*([^-–—\s]+))?\s*$")
+
+
 def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
-    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing
-    stage, which writes them into the page's head."""
+    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing stage, which writes them into the page's head. Only
+    what the source gave: no ``citation_title`` for a title Paper Digest derived, the venue tag its
+    entry type calls for (``citation_journal_title`` for an ``@article`` …)."""
     source = paper.entry.paper
-    tags = [["citation_title", readable_title(paper.entry.title)]]
+    citation = citation_of(paper.entry)
+    tags = [] if paper.entry.title_was_derived else [["citation_title", readable_title(paper.entry.title)]]
     tags += [["citation_author", name] for name in source.authors]
     if source.year:
         tags.append(["citation_publication_date", str(source.year)])
-    kind = venue_kind(source.venue)
-    if source.venue and kind != "other":
-        name = "citation_conference_title" if kind == "conference" else "citation_journal_title"
-        tags.append([name, source.venue])
-    if is_safe_url(source.url):
-        pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", source.url or "", re.I)
-        tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", source.url or ""])
+    for tag, name in _scholar_venue_tags(citation.entry_type):
+        if (value := citation_text(citation, name)) and tag not in {t for t, _ in tags}:
+            tags.append([tag, value])
+    if volume := citation_text(citation, "volume"):
+        tags.append(["citation_volume", volume])
+    if citation.entry_type == "article" and (issue := citation_text(citation, "number")):
+        tags.append(["citation_issue", issue])
+    if pages := _PAGE_RANGE.match(citation_text(citation, "pages") or ""):
+        tags.append(["citation_firstpage", pages.group(1)])
+        if pages.group(2):
+            tags.append(["citation_lastpage", pages.group(2)])
+    tags += [[tag, value] for tag, name in SCHOLAR_FIELD_TAGS if (value := citation_text(citation, name))]
+    link = citation_text(citation, "url") if source.citation is not None else source.url
+    if is_safe_url(link):
+        pdf = re.search(r"\.pdf$|arxiv\.org/pdf/", link or "", re.I)
+        tags.append(["citation_pdf_url" if pdf else "citation_abstract_html_url", link or ""])
     return tags
 
 

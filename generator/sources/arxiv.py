@@ -22,7 +22,7 @@ import defusedxml
 import defusedxml.ElementTree
 
 from generator.errors import InputError
-from generator.model import Paper, SourceLocation
+from generator.model import Citation, Paper, SourceLocation
 from generator.sources.base import (
     DEFAULT_OPTIONS,
     FileContents,
@@ -124,21 +124,37 @@ def _paper(path: Path, entry: ElementTree.Element, line: int) -> Paper | str:
     if not abstract:
         return paper_id
     category = entry.find(f"{ARXIV}primary_category")
+    title = one_line(_text(entry, f"{ATOM}title"))
+    year = year_in(_text(entry, f"{ATOM}published"))
+    url = _link(entry) or web_url(raw_id)
+    doi = bare_doi(_text(entry, f"{ARXIV}doi"))
+    track = one_line(category.get("term")) if category is not None else None
+    # As arXiv's own "Export BibTeX Citation" writes it: a @misc with the eprint fields.
+    cited = (
+        ("title", title),
+        ("year", str(year) if year else None),
+        ("eprint", paper_id),
+        ("archiveprefix", "arXiv"),
+        ("primaryclass", track),
+        ("url", url),
+        ("doi", doi),
+    )
     return Paper(
         id=paper_id,
         abstract=abstract,
         source=SourceLocation(path, line),
-        title=one_line(_text(entry, f"{ATOM}title")),
+        title=title,
         authors=tuple(
             name
             for author in entry.findall(f"{ATOM}author")
             if (name := one_line(_text(author, f"{ATOM}name")))
         ),
-        url=_link(entry) or web_url(raw_id),
-        doi=bare_doi(_text(entry, f"{ARXIV}doi")),
+        url=url,
+        doi=doi,
         venue="arXiv",
-        year=year_in(_text(entry, f"{ATOM}published")),
-        track=one_line(category.get("term")) if category is not None else None,
+        year=year,
+        track=track,
+        citation=Citation("misc", fields=tuple((name, value) for name, value in cited if value)),
     )
 
 

@@ -15,7 +15,7 @@ from generator.errors import InputError
 from generator.model import Paper
 from generator.progress import plural
 
-PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "url", "venue", "year", "track")
+PAPER_FIELDS = ("id", "title", "abstract", "authors", "keywords", "tags", "url", "venue", "year", "track")
 """The fields a reader fills, by the names ``--columns`` uses."""
 
 SKIPPED_NAMES_SHOWN = 5
@@ -120,6 +120,27 @@ def bare_doi(doi: str | None) -> str | None:
     doi = (doi or "").strip()
     doi = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi, flags=re.I)
     return doi if re.match(r"10\.\S+/\S+$", doi) else None
+
+
+_JOURNAL = re.compile(r"\b(journal|transactions|letters|review|magazine|annals|bulletin)\b", re.I)
+_PREPRINT = re.compile(r"\b(arxiv|biorxiv|medrxiv|preprint|corr)\b", re.I)
+
+VENUE_FIELD = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle"}
+"""Where a BibTeX entry type names the paper's venue; other types put a venue in ``howpublished``."""
+
+
+def guessed_entry_type(venue: str | None) -> str:
+    """For a source that does not say: ``article`` for a journal, ``misc`` for a preprint or no venue,
+    else ``inproceedings`` (a digest is most often a conference)."""
+    if not venue or _PREPRINT.search(venue):
+        return "misc"
+    if _JOURNAL.search(venue):
+        return "article"
+    return "inproceedings"
+
+
+def venue_field(entry_type: str) -> str:
+    return VENUE_FIELD.get(entry_type, "howpublished")
 
 
 def doi_url(doi: str | None) -> str | None:

@@ -2,9 +2,10 @@
 
 Read: ``title`` (CSL's rich-text tags such as ``<i>`` removed), ``author`` (``given``/``family`` with
 particles and suffix, or ``literal``), ``abstract``, ``issued`` (``date-parts``, ``raw`` or a
-string: the year), ``container-title`` (venue), ``URL`` or else ``DOI`` (link), ``keyword`` (split on
-commas), ``id``. Ignored: every other field (``type``, pages, volume, ISSN, ``accessed``, notes …).
-Items without an abstract are skipped with one warning.
+string: the year), ``container-title`` (venue), ``URL`` or else ``DOI`` (link), ``keyword`` (split
+on commas; the reader's tags, not the authors' keywords), ``id``. Ignored: every other field
+(``type``, pages, volume, ISSN, ``accessed``, notes …). Items without an abstract are skipped with
+one warning.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import InputError
-from generator.model import Paper, SourceLocation
+from generator.model import Citation, Paper, PersonName, SourceLocation
 from generator.sources.base import (
     UnreadRecords,
     bare_doi,
@@ -23,6 +24,7 @@ from generator.sources.base import (
     one_line,
     paper_id_from_abstract,
     skipped_warning,
+    venue_field,
     web_url,
     year_in,
 )
@@ -89,8 +91,112 @@ def _paper(path: Path, index: int, item: Any, line: int | None) -> Paper | str:
         doi=bare_doi(_string(item, "DOI", fail)),
         venue=one_line(_first_string(item, "container-title", fail)),
         year=_year(item.get("issued"), fail),
-        author_keywords=_keywords(item.get("keyword"), fail),
+        # CSL's "keyword(s) or tag(s) attached to the item": what reference managers (Better BibTeX,
+        # citation.js) write there is the library's tags, so they are the reader's, not the authors'.
+        tags=_keywords(item.get("keyword"), fail),
+        citation=_citation(item, title, fail),
     )
+
+
+ENTRY_TYPES = {
+    "article-journal": "article",
+    "article-magazine": "article",
+    "article-newspaper": "article",
+    "review": "article",
+    "paper-conference": "inproceedings",
+    "chapter": "incollection",
+    "entry-encyclopedia": "incollection",
+    "entry-dictionary": "incollection",
+    "book": "book",
+    "report": "techreport",
+    "thesis": "phdthesis",
+    "manuscript": "unpublished",
+}
+"""CSL item types as BibTeX entry types, as Zotero's and citeproc's BibTeX exports map them; any
+other type (``article``, a preprint; ``webpage``, ``dataset`` …) is ``misc``."""
+CITED_VARIABLES = (
+    ("volume", "volume"),
+    ("issue", "number"),
+    ("page", "pages"),
+    ("publisher", "publisher"),
+    ("publisher-place", "address"),
+    ("edition", "edition"),
+    ("collection-title", "series"),
+    ("ISBN", "isbn"),
+    ("ISSN", "issn"),
+    ("title-short", "shorttitle"),
+    ("language", "language"),
+)
+"""CSL variables a citation carries, with their BibTeX field names."""
+
+
+def _citation(item: dict[str, Any], title: str | None, fail: Any) -> Citation:
+    """The item as BibTeX would cite it: the type mapped (``ENTRY_TYPES``), names in their parts
+    (particles as von), ``container-title`` as journal or booktitle, the fields in ``CITED_VARIABLES``."""
+    kind = ENTRY_TYPES.get(str(item.get("type", "")), "misc")
+    fields: list[tuple[str, str]] = []
+    if title and (text := one_line(_RICH_TEXT_TAG.sub("", title))):
+        fields.append(("title", text))
+    venue = one_line(_first_string(item, "container-title", fail))
+    if venue:
+        if kind == "techreport":
+            fields.append(("institution", venue))
+        else:
+            fields.append((venue_field(kind), venue))
+    year = _year(item.get("issued"), fail)
+    if year:
+        fields.append(("year", str(year)))
+    for variable, name in (*CITED_VARIABLES, *((("number", "number"),) if kind == "techreport" else ())):
+        if value := _plain(item.get(variable)):
+            fields.append((name, value))
+    if url := web_url(_string(item, "URL", fail)):
+        fields.append(("url", url))
+    if doi := bare_doi(_string(item, "DOI", fail)):
+        fields.append(("doi", doi))
+    return Citation(
+        kind, _name_parts(item.get("author")), tuple(fields), editors=_name_parts(item.get("editor"))
+    )
+
+
+def _plain(value: Any) -> str | None:
+    """A variable the paper's fields do not need, as text; a value of another shape is not cited
+    rather than refused (the item is still read)."""
+    if isinstance(value, list) and value:
+        value = value[0]
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return one_line(str(value))
+    return None
+
+
+def _name_parts(value: Any) -> tuple[PersonName, ...]:
+    """Each person's parts: ``family`` the last name, particles the von part, ``suffix`` the jr part,
+    ``literal`` (a group) the whole last name. Lenient: a person or part of another shape is left out
+    (``_authors`` has already refused a malformed author list; editors are only cited)."""
+    people = []
+    for person in value if isinstance(value, list) else ():
+        if not isinstance(person, dict):
+            continue
+
+        def part(*keys: str, person: dict[str, Any] = person) -> str:
+            values = (person.get(key) for key in keys)
+            return " ".join(
+                str(v).strip()
+                for v in values
+                if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip()
+            )
+
+        if part("literal"):
+            people.append(PersonName(last=part("literal")))
+        elif part("family", "given"):
+            people.append(
+                PersonName(
+                    last=part("family"),
+                    first=part("given"),
+                    von=part("dropping-particle", "non-dropping-particle"),
+                    jr=part("suffix"),
+                )
+            )
+    return tuple(people)
 
 
 def _string(item: dict[str, Any], key: str, fail: Any) -> str | None:
@@ -163,4 +269,4 @@ def _keywords(value: Any, fail: Any) -> tuple[str, ...]:
         value = value.split(";" if ";" in value else ",")
     if not isinstance(value, list) or not all(isinstance(word, str) for word in value):
         raise fail("'keyword' must be a string of comma-separated keywords")
-    return tuple(word for part in value if (word := one_line(part)))
+    return tuple(dict.fromkeys(word for part in value if (word := one_line(part))))

@@ -1,5 +1,6 @@
 """JSON Lines: one paper per line. ``abstract`` is required; ``id, title, authors, url, doi,
-venue, year, keywords`` are optional; other fields (``labels``, ``status``, ...) are ignored."""
+venue, year, keywords`` (the authors'), ``tags`` (the reader's own) are optional; other fields
+(``labels``, ``status``, ...) are ignored."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ def _paper(record: dict[str, Any], where: SourceLocation) -> Paper:
         venue=_optional_text(record, "venue", fail),
         year=_optional_year(record, fail),
         author_keywords=_text_list(record, "keywords", fail),
+        tags=_text_list(record, "tags", fail),
     )
 
 

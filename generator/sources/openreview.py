@@ -20,9 +20,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import bibtexparser
+
 from generator.errors import InputError
-from generator.model import Paper, SourceLocation
-from generator.sources.base import UnreadRecords, json_type, one_line, skipped_warning, web_url, year_in
+from generator.model import Citation, Paper, SourceLocation
+from generator.sources.base import (
+    UnreadRecords,
+    guessed_entry_type,
+    json_type,
+    one_line,
+    skipped_warning,
+    venue_field,
+    web_url,
+    year_in,
+)
+from generator.sources.bibtex import citation_of_entry, entry_fields, quiet_splitter
 
 SITE = "https://openreview.net"
 
@@ -72,18 +84,53 @@ def _paper(path: Path, index: int, note: Any, line: int | None) -> Paper | str:
     if not note_id:
         raise fail("has no 'forum' or 'id'; a saved note always has one")
     venue = one_line(_text(content, "venue", fail))
+    title = one_line(_text(content, "title", fail))
+    authors = _text_list(content, "authors", fail)
+    year = (year_in(venue) if venue else None) or _year_of_date(note)
+    link = _link(_text(content, "pdf", fail), note_id)
     return Paper(
         id=note_id,
         abstract=abstract.strip(),
         source=SourceLocation(path, line or 1),
-        title=one_line(_text(content, "title", fail)),
-        authors=_text_list(content, "authors", fail),
-        url=_link(_text(content, "pdf", fail), note_id),
+        title=title,
+        authors=authors,
+        url=link,
         venue=venue,
-        year=(year_in(venue) if venue else None) or _year_of_date(note),
+        year=year,
         author_keywords=_text_list(content, "keywords", fail),
         track=one_line(_text(content, "primary_area", fail)),
+        citation=_bibtex_citation(content) or _citation(title, venue, year, link),
     )
+
+
+def _bibtex_citation(content: dict[str, Any]) -> Citation | None:
+    """The entry OpenReview writes for the paper itself (``_bibtex``: ``@inproceedings`` with the
+    conference's full name once accepted, ``@misc`` while under review), when the note has one."""
+    entry_text = _value(content, "_bibtex")
+    if not isinstance(entry_text, str) or "@" not in entry_text:
+        return None
+    try:
+        with quiet_splitter():
+            library = bibtexparser.parse_string(entry_text)
+    except Exception:
+        return None
+    if len(library.entries) != 1:
+        return None
+    entry = library.entries[0]
+    return citation_of_entry(entry.entry_type, entry_fields(entry))
+
+
+def _citation(title: str | None, venue: str | None, year: int | None, link: str | None) -> Citation:
+    """Without ``_bibtex``: the venue as OpenReview names it ("ICLR 2024 poster"), the type guessed from
+    it, a venue that says "Submitted to" a ``misc``."""
+    kind = "misc" if not venue or venue.lower().startswith("submitted to") else guessed_entry_type(venue)
+    cited = (
+        ("title", title),
+        (venue_field(kind), venue),
+        ("year", str(year) if year else None),
+        ("url", link),
+    )
+    return Citation(kind, fields=tuple((name, value) for name, value in cited if value))
 
 
 def _value(content: dict[str, Any], key: str) -> Any:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from generator.errors import InputError
-from generator.model import Paper, SourceLocation
+from generator.model import Citation, Paper, PersonName, SourceLocation
 from generator.progress import plural
 from generator.sources.base import (
     DEFAULT_OPTIONS,
@@ -23,10 +23,12 @@ from generator.sources.base import (
     UnreadRecords,
     bare_doi,
     doi_url,
+    guessed_entry_type,
     one_line,
     paper_id_from_abstract,
     read_text,
     skipped_warning,
+    venue_field,
     web_url,
 )
 
@@ -35,7 +37,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "title": ("title", "paper title", "name"),
     "abstract": ("abstract", "summary", "abstract note"),
     "authors": ("authors", "author", "author names"),
-    "keywords": ("keywords", "keyword", "author keywords", "manual tags", "automatic tags", "tags"),
+    "keywords": ("keywords", "keyword", "author keywords"),
+    "tags": ("manual tags", "automatic tags", "tags"),
     "url": ("url", "link", "href", "pdf url", "pdf"),
     "doi": ("doi", "electronic resource number"),
     "venue": (
@@ -53,7 +56,8 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
 """Header names each field is found under, the preferred first. For the fields in ``EVERY_COLUMN``
 every listed column is read: ``url`` and ``venue`` row by row until one holds a value (Mini-Conf's
 ``pdf_url`` is often a path inside its own site; JabRef writes a journal or a booktitle), ``keywords``
-all together (Zotero's manual and automatic tags). A ``doi`` is the link when no column holds one.
+and ``tags`` all together (Zotero's manual and automatic tags are both the reader's tags, not the
+authors' keywords). A ``doi`` is the link when no column holds one.
 
 Reference managers' CSV exports read without ``--columns`` (how sure each set is, and whence):
 
@@ -78,7 +82,7 @@ Reference managers' CSV exports read without ``--columns`` (how sure each set is
 FAMILY_FIRST_HEADERS = frozenset({"abstractnote", "itemtype", "bibliographytype", "referencetype"})
 """Headers only Zotero's, JabRef's and EndNote's exports write, all with "Family, Given" authors."""
 
-EVERY_COLUMN = frozenset({"url", "venue", "keywords", "doi"})
+EVERY_COLUMN = frozenset({"url", "venue", "keywords", "tags", "doi"})
 
 KNOWN_LAYOUTS: tuple[tuple[frozenset[str], dict[str, str]], ...] = (
     # JabRef's OpenOffice/LibreOffice CSV: the header names generic custom columns for what the rows hold.
@@ -123,10 +127,13 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     columns = _columns(path, header_line, header, options)
 
     author_column = columns.get("authors")
+    # "Abstract Note" is Zotero's alone: its exports separate names by "; " only.
+    zotero = "abstractnote" in {normalise_header(name) for name in header}
     family_first = author_column is not None and family_first_names(
         [row[author_column] for _, row in rows[1:] if len(row) == len(header)], header
     )
 
+    cited_columns = _cited_columns(header)
     papers: list[Paper] = []
     without_abstract: list[str] = []
     without_link: list[str] = []
@@ -172,13 +179,24 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
                 abstract=abstract,
                 source=SourceLocation(path, line),
                 title=one_line(cell("title")),
-                authors=split_authors(cell("authors"), family_first),
+                authors=split_authors(cell("authors"), family_first, zotero),
                 url=url,
                 doi=doi,
                 venue=one_line(next(iter(cells("venue")), None)),
                 year=year,
                 author_keywords=_keywords(cells("keywords")),
+                tags=_keywords(cells("tags")),
                 track=one_line(cell("track")),
+                citation=_citation(
+                    row,
+                    cited_columns,
+                    title=one_line(cell("title")),
+                    authors=_name_parts(cell("authors"), zotero) if family_first else (),
+                    venue=one_line(next(iter(cells("venue")), None)),
+                    year=year,
+                    url=next((u for u in map(web_url, links) if u), None),
+                    doi=doi,
+                ),
             )
         )
     if not papers and not unread.skipped:
@@ -196,8 +214,108 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
 
 
+ENTRY_TYPES = {
+    # Zotero's "Item Type"
+    "journalarticle": "article",
+    "magazinearticle": "article",
+    "newspaperarticle": "article",
+    "conferencepaper": "inproceedings",
+    "booksection": "incollection",
+    "book": "book",
+    "report": "techreport",
+    "thesis": "phdthesis",
+    "manuscript": "unpublished",
+    # EndNote's "Reference Type"
+    "conferenceproceedings": "inproceedings",
+    "electronicarticle": "article",
+    # BibTeX's own names, as JabRef-like tables write them
+    **{name: name for name in ("article", "inproceedings", "incollection", "inbook", "techreport")},
+    **{name: name for name in ("phdthesis", "mastersthesis", "misc", "unpublished", "proceedings")},
+}
+"""A table's item type (spaces and case ignored) as a BibTeX entry type; any other is ``misc``
+(Zotero's "preprint", "webpage", "document" …)."""
+TYPE_COLUMNS = ("itemtype", "referencetype", "entrytype", "bibtextype")
+CITED_COLUMNS = {
+    "volume": "volume",
+    "issue": "number",
+    "pages": "pages",
+    "publisher": "publisher",
+    "place": "address",
+    "edition": "edition",
+    "series": "series",
+    "isbn": "isbn",
+    "issn": "issn",
+    "editor": "editor",
+}
+"""Reference managers' columns a citation carries (Zotero's names), with their BibTeX field names."""
+
+
+def _cited_columns(header: list[str]) -> dict[str, int]:
+    """Where the item type (as ``type``) and the ``CITED_COLUMNS`` are, by BibTeX field name."""
+    positions = {normalise_header(name): index for index, name in reversed(list(enumerate(header)))}
+    found = {field: positions[column] for column, field in CITED_COLUMNS.items() if column in positions}
+    kind = next((positions[name] for name in TYPE_COLUMNS if name in positions), None)
+    return found | ({"type": kind} if kind is not None else {})
+
+
+def _citation(
+    row: list[str],
+    cited_columns: dict[str, int],
+    *,
+    title: str | None,
+    authors: tuple[PersonName, ...],
+    venue: str | None,
+    year: int | None,
+    url: str | None,
+    doi: str | None,
+) -> Citation:
+    """The row as BibTeX would cite it: the item type mapped (``ENTRY_TYPES``), else guessed from the
+    venue; a venue column as ``journal`` or ``booktitle``; the link only as a link column gave it."""
+    given = {
+        field: value for field, index in cited_columns.items() if (value := one_line(_value(row[index])))
+    }
+    item_type = given.pop("type", None)
+    kind = ENTRY_TYPES.get(normalise_header(item_type), "misc") if item_type else guessed_entry_type(venue)
+    fields: list[tuple[str, str]] = [("title", title)] if title else []
+    if venue:
+        fields.append(("institution" if kind == "techreport" else venue_field(kind), venue))
+    if year:
+        fields.append(("year", str(year)))
+    editors = _name_parts(given.pop("editor", ""))
+    fields += given.items()
+    fields += [(name, value) for name, value in (("url", url), ("doi", doi)) if value]
+    return Citation(kind, authors, tuple(fields), editors=editors)
+
+
+def _zotero_names(text: str) -> list[str]:
+    return re.split(r"\s*;\s*", text)
+
+
+def _name_parts(text: str, zotero: bool = False) -> tuple[PersonName, ...]:
+    """ "Family, Given; …" names (``family_first_names``) in their parts: the family name is the last
+    name as the export wrote it ("Di Ruscio"), a suffix after a second comma the jr part."""
+    parts = (
+        _zotero_names(text)
+        if zotero
+        else (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+    )
+    people = []
+    for part in parts:
+        family, comma, given = (piece.strip() for piece in part.partition(","))
+        suffix, _, after_suffix = (piece.strip() for piece in given.partition(","))
+        if not (family or given):
+            continue
+        if not comma:
+            people.append(PersonName(last=" ".join(part.split())))
+        elif _NAME_SUFFIX.fullmatch(suffix):  # "King, Jr." or "King, Jr., Martin"
+            people.append(PersonName(last=family, jr=suffix, first=after_suffix))
+        else:  # Zotero writes "Family, Given", and a given name may hold a comma itself
+            people.append(PersonName(last=family, first=given))
+    return tuple(people)
+
+
 def _keywords(texts: list[str]) -> tuple[str, ...]:
-    """The keywords of every keyword column (Zotero's manual and automatic tags), each once."""
+    """The items of every column of a list field (Zotero's manual and automatic tags), each once."""
     return tuple(dict.fromkeys(keyword for text in texts for keyword in split_list(text)))
 
 
@@ -211,13 +329,18 @@ def split_list(text: str) -> tuple[str, ...]:
     return tuple(item for part in _LIST_SEPARATOR.split(text) if (item := one_line(part)))
 
 
-def split_authors(text: str, family_first: bool = False) -> tuple[str, ...]:
+def split_authors(text: str, family_first: bool = False, zotero: bool = False) -> tuple[str, ...]:
     """Authors separated by ``|``, ``;`` or ``//`` (Mini-Conf, Zotero, EndNote), or else by commas and
     ``and``. With ``family_first`` (the file writes "Family, Given" names: ``family_first_names``), names are
     separated by those marks or by `` and `` (BibTeX style), and read "Given Family", as the BibTeX
-    reader gives them."""
+    reader gives them. A Zotero export (``zotero``) separates names by "; " and nothing else: an "and"
+    or a "//" inside a cell is part of a name as the library holds it."""
     if family_first:
-        parts = (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+        parts = (
+            _zotero_names(text)
+            if zotero
+            else (_LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AND).split(text)
+        )
         return tuple(item for part in parts if (item := one_line(_given_first(part))))
     separator = _LIST_SEPARATOR if _LIST_SEPARATOR.search(text) else _AUTHOR_FALLBACK_SEPARATOR
     return tuple(item for part in separator.split(text) if (item := one_line(part)))
@@ -238,10 +361,16 @@ def family_first_names(cells: list[str], header: list[str]) -> bool:
 
 def _given_first(name: str) -> str:
     family, comma, given = name.partition(",")
-    if not comma or "," in given or not family.strip() or not given.strip():
+    if comma and not family.strip() and given.strip():  # ", Given": no family name written
+        return given.strip()
+    if not comma or not family.strip() or not given.strip():
         return name
     if _NAME_SUFFIX.fullmatch(given.strip()):  # "King, Jr." is one name as it stands
         return name
+    suffix, second_comma, after_suffix = given.partition(",")
+    if second_comma and _NAME_SUFFIX.fullmatch(suffix.strip()):  # "King, Jr., Martin"
+        return f"{after_suffix.strip()} {family.strip()} {suffix.strip()}"
+    # Zotero writes "Family, Given"; a given name may hold a comma of its own ("Zachary,M.").
     return f"{given.strip()} {family.strip()}"
 
 

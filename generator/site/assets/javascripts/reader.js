@@ -188,6 +188,7 @@
       year: row[6],
       id: row[7],
       track: row.length > 8 ? row[8] : -1,
+      tagIds: row.length > 9 ? row[9] : [],
     };
   }
 
@@ -224,7 +225,7 @@
 
   // --- Explore ------------------------------------------------------------------------------
 
-  const FILTERS = ["topic", "keyword", "author", "venue", "track", "year"];
+  const FILTERS = ["topic", "keyword", "author", "venue", "track", "tag", "year"];
   const PAGE = 50;
 
   function setUpExplore(container) {
@@ -239,11 +240,19 @@
     const papers = data.papers.map((row, position) => paperOf(data, row, position));
     const lower = (list) => new Map(list.map((name, i) => [name.toLowerCase(), i]));
     const keywordIndex = lower(data.keywords);
+    // Another spelling of a keyword ("deep-fake") finds the keyword it is grouped under ("deepfake").
+    for (const [spelling, position] of data.keyword_variants || []) {
+      if (!keywordIndex.has(spelling.toLowerCase())) keywordIndex.set(spelling.toLowerCase(), position);
+    }
     const authorIndex = lower(data.authors);
+    // The reader's own tags from their reference manager ("Unreviewed"): a filter, not keywords.
+    const tags = data.tags || [];
+    const tagIndex = lower(tags);
     const years = [...new Set(papers.map((p) => p.year).filter(Boolean))].sort((a, b) => b - a);
 
     const form = element("form", "paper-explore__form");
     form.setAttribute("role", "search");
+    form.setAttribute("aria-label", "Filter the papers"); // told apart from the header's search
     const controls = {};
     const field = (name, label, control) => {
       const wrapper = element("label", "paper-explore__field");
@@ -300,6 +309,7 @@
     if (tracks.length) {
       field("track", "Track", select([["", "All tracks"], ...tracks.map((t, i) => [String(i), t])]));
     }
+    if (tags.length) field("tag", "Tag", listInput("paper-explore-tags", tags));
     if (years.length) {
       field("year", "Year", select([["", "All years"], ...years.map((y) => [String(y), String(y)])]));
     }
@@ -348,6 +358,7 @@
         author: value("author"),
         venue: value("venue") ? data.venues[Number(value("venue"))] || "" : "",
         track: value("track") ? tracks[Number(value("track"))] || "" : "",
+        tag: value("tag"),
         year: value("year"),
         sort: value("sort"),
         near: value("sort") === "near" ? value("near") : "",
@@ -364,6 +375,7 @@
       set("author", state.author);
       set("venue", position(data.venues, state.venue));
       set("track", position(tracks, state.track));
+      set("tag", state.tag);
       set("year", years.includes(Number(state.year)) ? state.year : "");
       const sorts = [...controls.sort.options].map((option) => option.value);
       set("sort", sorts.includes(state.sort) ? state.sort : "");
@@ -408,6 +420,7 @@
       const track = state.track ? tracks.indexOf(state.track) : null;
       const keyword = state.keyword ? keywordIndex.get(state.keyword.toLowerCase()) ?? -2 : null;
       const author = state.author ? authorIndex.get(state.author.toLowerCase()) ?? -2 : null;
+      const tag = state.tag ? tagIndex.get(state.tag.toLowerCase()) ?? -2 : null;
       const year = state.year ? Number(state.year) : null;
       return ordered(state.sort, state.near).filter(
         (p) =>
@@ -416,6 +429,7 @@
           (track === null || p.track === track) &&
           (year === null || p.year === year) &&
           (keyword === null || p.keywordIds.includes(keyword)) &&
+          (tag === null || p.tagIds.includes(tag)) &&
           (author === null || p.authorIds.includes(author)),
       );
     }
@@ -476,6 +490,7 @@
     for (const [name, index] of [
       ["keyword", keywordIndex],
       ["author", authorIndex],
+      ["tag", tagIndex],
     ]) {
       if (!controls[name]) continue;
       controls[name].addEventListener("input", () => {
@@ -501,6 +516,24 @@
     Promise.all([loadData(container), followMoves()])
       .then(([data]) => buildSaved(container, data))
       .catch((error) => showError(container, error));
+  }
+
+  // The recommendations' script, loaded on My list only (the other pages never need it).
+  const RECOMMENDED = 20;
+  let recommenderPromise = null;
+  function recommender() {
+    if (window.paperRecommend) return Promise.resolve(window.paperRecommend);
+    if (!recommenderPromise) {
+      recommenderPromise = new Promise((resolve, reject) => {
+        const tag = document.createElement("script");
+        tag.src = new URL("javascripts/recommend.js", ROOT).href;
+        tag.onload = () => (window.paperRecommend ? resolve(window.paperRecommend) : reject(new Error("recommend.js")));
+        tag.onerror = () => reject(new Error(`${tag.src}: not loaded`));
+        document.head.append(tag);
+      });
+      recommenderPromise.catch(() => (recommenderPromise = null));
+    }
+    return recommenderPromise;
   }
 
   function download(name, type, text) {
@@ -543,7 +576,16 @@
     const list = element("ol", "paper-list paper-saved__list");
     const goneNote = element("p", "paper-saved__gone-note");
     const goneList = element("ul", "paper-list paper-saved__gone");
-    container.replaceChildren(count, toolbar, status, list, goneNote, goneList);
+    const recommended = element("section", "paper-recommended");
+    recommended.hidden = true;
+    recommended.setAttribute("aria-labelledby", "recommended-for-you");
+    const recommendedHeading = element("h2", null, "Recommended for you");
+    recommendedHeading.id = "recommended-for-you";
+    const recommendedNote = element("p", "paper-recommended__note");
+    recommendedNote.setAttribute("aria-live", "polite");
+    const recommendedList = element("ol", "paper-list paper-recommended__list");
+    recommended.append(recommendedHeading, recommendedNote, recommendedList);
+    container.replaceChildren(count, toolbar, status, list, goneNote, goneList, recommended);
 
     function current() {
       // Papers this digest still has, in the order they were saved.
@@ -590,8 +632,51 @@
       for (const paper of papers) fragment.append(paperItem(data, paper));
       list.replaceChildren(fragment);
       exportBib.disabled = exportJson.disabled = papers.length === 0;
+      drawRecommended(papers);
     }
     container.paperDigestRedraw = redraw;
+
+    // Papers closest to the saved ones (javascripts/recommend.js, from the vectors search by meaning
+    // ships), each naming the saved paper it is closest to. Absent where the digest has no vectors.
+    let asked = 0;
+    async function drawRecommended(papers) {
+      const question = ++asked;
+      // A digest built without search by meaning has no vectors (and a meaning.js that defines nothing).
+      if (!papers.length || !window.paperMeaning) {
+        recommended.hidden = true;
+        recommendedList.replaceChildren();
+        return;
+      }
+      let found;
+      try {
+        const engine = await recommender();
+        found = await engine.recommend(papers.map((paper) => paper.id), RECOMMENDED);
+      } catch (error) {
+        recommended.hidden = true;
+        console.warn("Paper Digest: no recommendations", error);
+        return;
+      }
+      if (question !== asked) return; // the list changed meanwhile: a newer answer is coming
+      const fragment = document.createDocumentFragment();
+      for (const { id, closest } of found) {
+        const paper = byId.get(id);
+        const near = byId.get(closest);
+        if (!paper || !near) continue;
+        const item = paperItem(data, paper);
+        const because = element("span", "paper-recommended__because", "Closest to your saved paper ");
+        const link = element("a", null, near.title);
+        link.href = new URL(near.url, ROOT).href;
+        because.append(link);
+        item.append(because);
+        fragment.append(item);
+      }
+      const shown = fragment.childNodes.length;
+      recommendedNote.textContent = shown
+        ? `Papers of this digest closest in meaning to the ${papers.length === 1 ? "paper" : `${papers.length} papers`} you saved, found in this browser; star one to refine the list.`
+        : "";
+      recommendedList.replaceChildren(fragment);
+      recommended.hidden = shown === 0;
+    }
 
     exportBib.addEventListener("click", async () => {
       status.textContent = "Collecting the BibTeX entries…";
@@ -660,9 +745,9 @@
 
   // --- links to Explore on a paper page ------------------------------------------------------
 
-  // A paper page names its authors, venue, year and its keywords without a page of their own in
-  // spans; each becomes a link to Explore filtered by it.
-  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword"];
+  // A paper page names its authors, venue, year, its keywords without a page of their own and the
+  // reader's tags in spans; each becomes a link to Explore filtered by it.
+  const FILTER_SPANS = ["author", "venue", "track", "year", "keyword", "tag"];
   function linkToExplore(article) {
     for (const holder of article.querySelectorAll("[data-explore]")) {
       const explore = new URL(holder.dataset.explore, location.href);
