@@ -828,9 +828,10 @@ _PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*(?:[-–—]+\s*([^-–—\s]+)
 
 def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
-    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing stage, which writes them into the page's head. Only
-    what the source gave: no ``citation_title`` for a title Paper Digest derived, the venue tag its
-    entry type calls for (``citation_journal_title`` for an ``@article`` …)."""
+    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing
+    stage, which writes them into the page's head. Only what the source gave: no ``citation_title``
+    for a title Paper Digest derived, the venue tag its entry type calls for
+    (``citation_journal_title`` for an ``@article`` …)."""
     source = paper.entry.paper
     citation = citation_of(paper.entry)
     tags = [] if paper.entry.title_was_derived else [["citation_title", readable_title(paper.entry.title)]]
