@@ -4,8 +4,13 @@ cache), the time from a query to its nearest papers once loaded, and the bytes f
 runtime once, then per query (the vectors, or past a size the probed codes, reranked rows and result
 files).
 
-    PYTHONPATH=. python benchmarks/meaning_search.py SITE_DIR [--queries 40] [--runs 3]
+    PYTHONPATH=. python benchmarks/meaning_search.py SITE_DIR [--queries 40] [--runs 3] [--model quick]
     PYTHONPATH=. python benchmarks/meaning_search.py SITE_DIR --scale VECTORS.npy CORPUS.jsonl OUT_DIR
+
+``--model``: ``full`` (the digest's model, the "Full model" switch) or ``quick`` (the box's default
+encoder; the papers' vectors and result files are the same). On a real site (one with the header's
+search box), ``box_ms`` is the search box itself: the question put in the box as typed, to the fused
+list drawn by that encoder (its wait for more keys included).
 
 With ``--scale``, a copy of the built site in ``OUT_DIR`` gets the meaning files of another corpus (its
 papers and their build vectors, one row each, e.g. ``scale_50k.jsonl``), written by the build's own
@@ -28,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from generator.analysis.onnx_export import OnnxModel
-from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
+from generator.site.meaning_index import MeaningPaper, meaning_files, read_encoder_files, snippet
 
 QUESTIONS = [
     "making transformers cheaper at inference",
@@ -42,10 +47,10 @@ QUESTIONS = [
 ]
 
 LOAD = """
-async () => {
+async (model) => {
   const started = performance.now();
-  await window.paperMeaning.ready();
-  await window.paperMeaning.search('warm up', 10);
+  if (model === 'full') await window.paperMeaning.ready();
+  await window.paperMeaning.search('warm up', 10, model);
   const ms = performance.now() - started;
   const bytes = performance.getEntriesByType('resource')
     .filter(e => /\\/meaning\\/|onnxruntime-web/.test(e.name))
@@ -55,12 +60,38 @@ async () => {
 """
 
 QUERY = """
-async (query) => {
+async ([query, model]) => {
   const before = window.paperMeaning.fetched.bytes;
   const started = performance.now();
-  const results = await window.paperMeaning.search(query, 10);
+  const results = await window.paperMeaning.search(query, 10, model);
   return { ms: performance.now() - started, bytes: window.paperMeaning.fetched.bytes - before,
            results: results.length };
+}
+"""
+
+
+BOX = """
+async ([query, model]) => {
+  const input = document.querySelector('.paper-search input.md-search__input');
+  const meta = document.querySelector('.paper-search .md-search-result__meta');
+  const list = document.querySelector('.paper-search .md-search-result__list');
+  if (!input) return null;
+  input.focus();
+  meta.textContent = '';
+  delete meta.dataset.mode;
+  const started = performance.now();
+  input.value = query;
+  input.dispatchEvent(new Event('input'));
+  await new Promise((resolve) => {
+    const done = () =>
+      meta.dataset.mode === model && list.children.length > 0 && /nearest in meaning/.test(meta.textContent);
+    const observer = new MutationObserver(() => {
+      if (done()) { observer.disconnect(); resolve(); }
+    });
+    observer.observe(document.querySelector('.paper-search'),
+      { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  return performance.now() - started;
 }
 """
 
@@ -70,14 +101,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def measure(site: Path, queries: list[str], runs: int) -> dict:
+def measure(site: Path, queries: list[str], runs: int, model: str = "full") -> dict:
     from playwright.sync_api import sync_playwright
 
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
-    loads, per_query = [], []
+    loads, per_query, box = [], [], []
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
@@ -85,17 +116,22 @@ def measure(site: Path, queries: list[str], runs: int) -> dict:
             )
             for _ in range(runs):
                 context = browser.new_context()  # an empty cache each run
+                if model == "full":  # the reader's choice, as the switch stores it
+                    context.add_init_script("localStorage.setItem('paper-digest-meaning-model', 'full')")
                 tab = context.new_page()
                 tab.goto(url)
-                loads.append(tab.evaluate(LOAD))
-                per_query += [tab.evaluate(QUERY, query) for query in queries]
+                loads.append(tab.evaluate(LOAD, model))
+                per_query += [tab.evaluate(QUERY, [query, model]) for query in queries]
+                box += [tab.evaluate(BOX, [query, model]) for query in queries]
                 context.close()
             browser.close()
     finally:
         server.shutdown()
     index = json.loads((site / "meaning" / "index.json").read_text(encoding="utf-8"))
     first_of_run = [per_query[i] for i in range(0, len(per_query), len(queries))]
+    box_ms = [ms for ms in box if ms is not None]
     return {
+        "model": model,
         "papers": index["papers"],
         "clusters": len(index["clusters"]),
         "probe": index["probe"],
@@ -105,6 +141,8 @@ def measure(site: Path, queries: list[str], runs: int) -> dict:
         "query_ms_max": round(max(q["ms"] for q in per_query)),
         "query_bytes_max": max(q["bytes"] for q in per_query),
         "first_query_bytes": [q["bytes"] for q in first_of_run],
+        "box_ms_median": round(statistics.median(box_ms)) if box_ms else None,
+        "box_ms_max": round(max(box_ms)) if box_ms else None,
     }
 
 
@@ -127,14 +165,25 @@ def scaled_site(site: Path, vectors_path: Path, corpus: Path, out: Path) -> Path
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(site, out, ignore=shutil.ignore_patterns("*.bin", "papers-*.json", "ids.json"))
+    index["full_model_bytes"] = index.get("full_model_bytes", 0) - (meaning / "model.onnx").stat().st_size
     with tempfile.TemporaryDirectory() as folder:
         exported = OnnxModel(Path(folder), **index["tokenizer"])
         shutil.copy(meaning / "model.onnx", exported.model_file)
         shutil.copy(meaning / "vocab.txt", exported.vocabulary_file)
-        files = meaning_files(papers, vectors, exported)
+        files = meaning_files(
+            papers,
+            vectors,
+            exported,
+            read_encoder_files(site_files(meaning)),
+            index.get("full_model_bytes", 0),
+        )
     for name, data in files.items():
         (out / name).write_bytes(data)
     return out
+
+
+def site_files(meaning: Path) -> dict[str, bytes]:
+    return {f"meaning/{path.name}": path.read_bytes() for path in meaning.iterdir() if path.is_file()}
 
 
 def main() -> None:
@@ -143,6 +192,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=24)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scale", nargs=3, type=Path, metavar=("VECTORS", "CORPUS", "OUT"))
+    parser.add_argument("--model", choices=("full", "quick"), default="full")
     args = parser.parse_args()
     site = scaled_site(args.site, *args.scale) if args.scale else args.site
     queries = list(QUESTIONS)
@@ -150,7 +200,7 @@ def main() -> None:
     papers = [row for name in names for row in json.loads(name.read_text(encoding="utf-8"))]
     step = max(1, len(papers) // max(1, args.queries - len(queries)))
     queries += [" ".join(row[2].split()[:6]) for row in papers[::step]][: max(0, args.queries - len(queries))]
-    print(json.dumps(measure(site, queries, args.runs), indent=1))
+    print(json.dumps(measure(site, queries, args.runs, args.model), indent=1))
 
 
 if __name__ == "__main__":

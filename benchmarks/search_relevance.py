@@ -13,6 +13,9 @@ query, asks Pagefind what the search box asks (``paperSearch.cleaned``), and ``p
 the fused P@10 is the shipped ``paperMeaning.fuse``. Fusion variants are scored here from the same two
 rankings, with the formula ``fuse`` uses (checked equal to it on the shipped weights).
 
+Meaning is asked of both encoders, side by side in one run: the quick one (the search box's default,
+``generator.analysis.query_encoder``) and the full model (the "Full model" switch).
+
 Also: a paper's own title as the query, how often the fused ranking puts that paper first.
 
     PYTHONPATH=. python benchmarks/search_relevance.py ../shared/corpora --work /tmp/meaning/relevance \\
@@ -40,6 +43,7 @@ import numpy as np
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
 from generator.analysis.embed import CachedEmbedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.analysis.onnx_export import onnx_model
+from generator.analysis.query_encoder import query_encoder
 from generator.analysis.text import strip_markup
 from generator.cache.database import CACHE_DATABASE
 from generator.finish.search_index import write_search_index
@@ -84,21 +88,16 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
     papers = read_collection([corpus]).papers
     by_id = {row["id"]: row for row in rows}
     rows = [by_id[paper.id] for paper in papers]  # the build's order (duplicates dropped)
-    if (site / "meaning" / "index.json").is_file():
+    index_file = site / "meaning" / "index.json"
+    if index_file.is_file() and "encoder" in json.loads(index_file.read_text(encoding="utf-8")):
         copy_scripts(site)
         return rows
-    shutil.rmtree(site, ignore_errors=True)
     entries = settle_titles(papers)
-    for index, entry in enumerate(entries):
-        target = site / "p" / str(index) / "index.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(
-            page(
-                strip_markup(entry.title), ", ".join(entry.paper.authors), strip_markup(entry.paper.abstract)
-            ),
-            encoding="utf-8",
-        )
-    write_search_index(site)
+    if not (site / "pagefind").is_dir():
+        shutil.rmtree(site, ignore_errors=True)
+        write_pages(site, entries)
+    else:  # the pages and their index stand: only the meaning files are written again
+        shutil.rmtree(site / "meaning", ignore_errors=True)
     started = time.perf_counter()
     vectors = embed_papers([text_parts(entry) for entry in entries], embedder)
     print(f"  vectors: {time.perf_counter() - started:.1f} s")
@@ -112,7 +111,9 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
         )
         for index, entry in enumerate(entries)
     ]
-    files = meaning_files(meaning, vectors.text, onnx_model(cache))
+    runtime = ASSETS_DIR / "javascripts" / "vendor" / "onnxruntime-web"
+    runtime_bytes = sum(path.stat().st_size for path in runtime.iterdir() if path.suffix in (".wasm", ".mjs"))
+    files = meaning_files(meaning, vectors.text, onnx_model(cache), query_encoder(cache), runtime_bytes)
     for path, data in files.items():
         (site / path).parent.mkdir(parents=True, exist_ok=True)
         (site / path).write_bytes(data)
@@ -124,6 +125,19 @@ def build_site(corpus: Path, site: Path, embedder: CachedEmbedder, cache: Path) 
     )
     copy_scripts(site)
     return rows
+
+
+def write_pages(site: Path, entries: list) -> None:
+    for index, entry in enumerate(entries):
+        target = site / "p" / str(index) / "index.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(
+            page(
+                strip_markup(entry.title), ", ".join(entry.paper.authors), strip_markup(entry.paper.abstract)
+            ),
+            encoding="utf-8",
+        )
+    write_search_index(site)
 
 
 def copy_scripts(site: Path) -> None:
@@ -150,12 +164,18 @@ async ({queries, depth}) => {
     const words = data.map(d => new URL(d.url, location.href).href);
     const wordMs = performance.now() - started;
     const begun = performance.now();
-    const nearest = await window.paperMeaning.search(query, depth);
+    const nearest = await window.paperMeaning.search(query, depth, 'full');
     const meaning = nearest.map(p => p.url);
     const meaningMs = performance.now() - begun;
-    const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning);
+    const fused = window.paperMeaning.fuse(query, words, found.results.length, meaning, 'full');
+    const quickBegun = performance.now();
+    const quickNearest = await window.paperMeaning.search(query, depth, 'quick');
+    const quick = quickNearest.map(p => p.url);
+    const quickMs = performance.now() - quickBegun;
+    const quickFused = window.paperMeaning.fuse(query, words, found.results.length, quick, 'quick');
     out.push({
       query, words, total: found.results.length, meaning, fused, wordMs, meaningMs, cleaned,
+      quick, quickFused, quickMs,
       wordScores: found.results.slice(0, depth).map(r => r.score), meaningScores: nearest.map(p => p.score),
     });
   }
@@ -178,6 +198,7 @@ def ask_in_chromium(site: Path, queries: list[str]) -> list[dict]:
             tab = browser.new_page()
             tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
             tab.evaluate("() => window.paperMeaning.ready()")
+            tab.evaluate("() => window.paperMeaning.search('a warm-up question', 1, 'quick')")
             answers = tab.evaluate(ASK, {"queries": queries, "depth": DEPTH})
             browser.close()
     finally:
@@ -229,7 +250,7 @@ def main() -> None:
         site = args.work / name
         rows = build_site(args.corpora / corpus, site, embedder, args.cache)
         queries = query_set(rows, field, least)
-        answers_file = args.work / f"{name}.answers.json"
+        answers_file = args.work / f"{name}.answers-quick.json"
         if not answers_file.is_file():
             titles = [
                 rows[i]["title"]
@@ -273,6 +294,8 @@ def report(results: dict) -> None:
             "words": mean_precision([a["words"] for a in answers]),
             "meaning": mean_precision([a["meaning"] for a in answers]),
             "shipped": mean_precision([a["fused"] for a in answers]),
+            "quick meaning": mean_precision([a["quick"] for a in answers]),
+            "quick fused (default box)": mean_precision([a["quickFused"] for a in answers]),
             "plain RRF": mean_precision([fused(a, lambda a: (1.0, 1.0)) for a in answers]),
         }
         scores |= {
@@ -282,14 +305,21 @@ def report(results: dict) -> None:
         titles = {row["title"]: index for index, row in enumerate(rows)}
         first = [bool(a["fused"]) and paper_index(a["fused"][0]) == titles[a["query"]] for a in title_answers]
         ms = [a["meaningMs"] for a in answers]
+        quick_ms = [a["quickMs"] for a in answers]
+        quick_first = [
+            bool(a["quickFused"]) and paper_index(a["quickFused"][0]) == titles[a["query"]]
+            for a in title_answers
+        ]
         empty = sum(a["total"] == 0 for a in answers)
         print(
             f"{name}: {len(queries)} queries ({empty} without a word match); own title first (shipped): "
             f"{np.mean(first):.2f} of {len(first)}; meaning query median {np.median(ms):.0f} ms, "
-            f"90th pct {np.percentile(ms, 90):.0f} ms"
+            f"90th pct {np.percentile(ms, 90):.0f} ms; quick: own title first {np.mean(quick_first):.2f}, "
+            f"meaning query median {np.median(quick_ms):.1f} ms, "
+            f"90th pct {np.percentile(quick_ms, 90):.1f} ms"
         )
     names = list(per_set)
-    shown = ["words", "meaning", "shipped", "plain RRF"]
+    shown = ["words", "meaning", "shipped", "quick meaning", "quick fused (default box)", "plain RRF"]
 
     def margin(label: str) -> float:
         """How far the ranking falls below the better side on its worst set."""

@@ -13,6 +13,7 @@ from generator.analysis.analyse import EmbeddingCounts, PendingDigest, analyse, 
 from generator.analysis.embed import CachedEmbedder, Embedder, EmbeddingCache, SentenceTransformerEmbedder
 from generator.analysis.fit import FitStore
 from generator.analysis.onnx_export import OnnxModel, onnx_model
+from generator.analysis.query_encoder import QueryEncoder, query_encoder
 from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.cache.database import CACHE_DATABASE
 from generator.engine.settings import configured_site_url, site_files_may_be_shared
@@ -21,6 +22,7 @@ from generator.progress import Reporter, plural
 from generator.project.settings import Settings
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.output import (
+    ASSETS_DIR,
     DocsWriteReport,
     LazyFile,
     StagedOutput,
@@ -270,6 +272,8 @@ class _MeaningInputs:
 
     vectors: np.ndarray
     model: OnnxModel
+    encoder: QueryEncoder | None
+    """The quick query encoder the search box uses by default (None: the full model only)."""
 
 
 def _meaning_inputs(
@@ -287,13 +291,15 @@ def _meaning_inputs(
         return None
     with reporter.stage("search by meaning: model for the browser"):
         model = onnx_model(settings.resolve(settings.cache_dir), settings.model)
+        # Distilled once per model (a minute or two), then read from the cache folder.
+        encoder = query_encoder(settings.resolve(settings.cache_dir), settings.model)
     embeddings = embed_papers([text_parts(paper.entry) for paper in digest.papers], embedder)
     if embeddings.text.shape[1] != model.dimensions:
         reporter.warn(
             f"search by meaning left out: the model's vectors are not {model.dimensions}-dimensional"
         )
         return None
-    return _MeaningInputs(embeddings.text, model)
+    return _MeaningInputs(embeddings.text, model, encoder)
 
 
 def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInputs) -> dict[str, bytes]:
@@ -309,7 +315,10 @@ def _meaning_files(renderer: PageRenderer, digest: Digest, meaning: _MeaningInpu
         )
         for paper in digest.papers
     ]
-    return meaning_files(papers, meaning.vectors, meaning.model)
+    # The full model's download, as the search box states it: the model and the runtime it needs.
+    runtime = ASSETS_DIR / MEANING_RUNTIME
+    runtime_bytes = sum(path.stat().st_size for path in runtime.iterdir() if path.suffix in (".wasm", ".mjs"))
+    return meaning_files(papers, meaning.vectors, meaning.model, meaning.encoder, runtime_bytes)
 
 
 MEANING_SCRIPT = "javascripts/meaning.js"

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from generator.analysis.onnx_export import OnnxModel
+from generator.analysis.query_encoder import QueryEncoder
 from generator.site import meaning_index
 from generator.site.meaning_index import (
     INDEX_FILE,
@@ -19,6 +20,7 @@ from generator.site.meaning_index import (
     all_stored_vectors,
     meaning_files,
     quantised,
+    read_encoder_files,
     read_vectors_file,
     search_files,
     snippet,
@@ -120,3 +122,58 @@ def test_snippet_cuts_at_a_word() -> None:
     assert snippet("short text") == "short text"
     cut = snippet("word " * 100, limit=22)
     assert cut == "word word word word …"
+
+
+def _encoder(dimensions: int = 32, axes: int = 8, tokens: int = 50, seed: int = 0) -> QueryEncoder:
+    rng = np.random.default_rng(seed)
+    return QueryEncoder(
+        np.sort(rng.choice(1000, tokens, replace=False)).astype(np.int32),
+        rng.normal(size=(tokens, axes)).astype(np.float32),
+        rng.normal(size=(axes, dimensions)).astype(np.float32),
+        rng.normal(size=dimensions).astype(np.float32) * 0.1,
+    )
+
+
+def test_the_quick_encoder_ships_under_hashed_names_and_reads_back(exported: OnnxModel) -> None:
+    encoder = _encoder()
+    files = meaning_files(_papers(30), _clustered(30), exported, encoder, runtime_bytes=1000)
+    index = json.loads(files[INDEX_FILE])
+    assert index["full_model_bytes"] == len(b"model") + 1000
+    described = index["encoder"]
+    for key in ("ids", "vectors", "map"):
+        name = described[key]
+        assert f"meaning/{name}" in files
+        assert meaning_index.hashed_name(name.rsplit("-", 1)[0], files[f"meaning/{name}"]) == name
+    read = read_encoder_files(files)
+    assert read is not None
+    assert (read.token_ids == encoder.token_ids).all()
+    # The site's int8 encoder gives the float encoder's vectors (cosine), tokens it does not keep ignored.
+    texts = [
+        [int(encoder.token_ids[i]) for i in (0, 3, 7)],
+        [int(encoder.token_ids[5]), 99_999],
+        [99_999],
+        [],
+    ]
+    mine, theirs = encoder.encode(texts), read.encode(texts)
+    assert ((mine * theirs).sum(axis=1)[:2] >= 0.999).all()
+    assert not theirs[2].any() and not theirs[3].any()
+    # Another encoder, other bytes, other names: a browser's cached copy is never stale.
+    other = json.loads(meaning_files(_papers(30), _clustered(30), exported, _encoder(seed=1))[INDEX_FILE])
+    assert {other["encoder"][key] for key in ("ids", "vectors", "map")}.isdisjoint(
+        {described[key] for key in ("ids", "vectors", "map")}
+    )
+
+
+def test_without_a_quick_encoder_the_index_names_none(exported: OnnxModel) -> None:
+    files = meaning_files(_papers(5), _clustered(5), exported)
+    assert "encoder" not in json.loads(files[INDEX_FILE])
+    assert read_encoder_files(files) is None
+    with pytest.raises(ValueError, match="maps to 8 axes"):
+        meaning_files(_papers(5), _clustered(5), exported, _encoder(dimensions=8))
+
+
+@given(st.lists(st.lists(st.integers(0, 1200), max_size=12), max_size=6))
+def test_a_quick_vector_is_unit_length_or_zero(texts: list[list[int]]) -> None:
+    vectors = _encoder().encode(texts)
+    norms = np.linalg.norm(vectors, axis=1)
+    assert np.all((np.abs(norms - 1) < 1e-5) | (norms == 0))

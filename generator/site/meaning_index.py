@@ -19,6 +19,13 @@ What a result shows (id, address, title, authors, opening) is in files of ``RESU
 each, in the clusters' order, and a query fetches those of its ten results only. The ids alone, in the
 same order, are in ``ids.json`` (Explore's order by closeness maps scores to its papers with them).
 
+The quick query encoder (``generator.analysis.query_encoder``), when the digest's model has one:
+``encoder-ids-H.bin`` (the kept tokens' vocabulary ids, int32), ``encoder-H.bin`` (their vectors) and
+``encoder-map-H.bin`` (the map into the papers' space, one row per encoder axis), in the vector
+format, ``H`` a hash of the content: the names change when the bytes do, so a browser may keep them as
+long as it likes. ``index.json`` names them and holds the map's bias, and the full model's download in
+bytes (the model, the runtime's WebAssembly and script), which the search box states.
+
 Layout, under ``meaning/``: ``index.json``; ``vectors-0.bin`` (one cluster) or ``centroids.bin``,
 ``codebook.bin``, ``codes-K.bin`` per cluster and ``rows-F.bin`` per ``ROWS_PER_FILE`` papers;
 ``papers-F.json``; ``ids.json``; the model and its vocabulary. A vector file is ``n`` little-endian
@@ -28,6 +35,7 @@ sub-vectors; a codes file is ``n × CODE_BYTES`` bytes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -36,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from generator.analysis.onnx_export import OnnxModel
+from generator.analysis.query_encoder import QueryEncoder
 
 FOLDER = "meaning"
 INDEX_FILE = f"{FOLDER}/index.json"
@@ -168,10 +177,37 @@ def estimated_scores(
     return centroid_score + table[np.arange(subvectors), codes.astype(np.intp)].sum(axis=1)
 
 
+def hashed_name(stem: str, data: bytes) -> str:
+    return f"{stem}-{hashlib.sha256(data).hexdigest()[:12]}.bin"
+
+
+def encoder_files(encoder: QueryEncoder) -> tuple[dict[str, bytes], dict[str, object]]:
+    """The quick encoder's files (by their hashed names, under ``meaning/``) and what ``index.json``
+    says of them."""
+    parts = {
+        "ids": ("encoder-ids", encoder.token_ids.astype("<i4").tobytes()),
+        "vectors": ("encoder", vectors_file(encoder.token_vectors)),
+        "map": ("encoder-map", vectors_file(encoder.map)),
+    }
+    names = {key: hashed_name(stem, data) for key, (stem, data) in parts.items()}
+    files = {f"{FOLDER}/{names[key]}": data for key, (_, data) in parts.items()}
+    described: dict[str, object] = {
+        **names,
+        "dimensions": int(encoder.token_vectors.shape[1]),
+        "bias": [round(float(value), 7) for value in encoder.bias],
+    }
+    return files, described
+
+
 def meaning_files(
-    papers: Sequence[MeaningPaper], vectors: np.ndarray, exported: OnnxModel
+    papers: Sequence[MeaningPaper],
+    vectors: np.ndarray,
+    exported: OnnxModel,
+    encoder: QueryEncoder | None = None,
+    runtime_bytes: int = 0,
 ) -> dict[str, bytes]:
-    """Every file of ``meaning/``; ``vectors`` are the papers' build vectors (one row each, normalised)."""
+    """Every file of ``meaning/``; ``vectors`` are the papers' build vectors (one row each, normalised);
+    ``runtime_bytes`` what the full model's runtime adds to its download (stated to the reader)."""
     if len(papers) != len(vectors):
         raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
     split = partition(vectors)
@@ -213,7 +249,13 @@ def meaning_files(
         "rows_per_file": ROWS_PER_FILE,
         "results_per_file": RESULTS_PER_FILE,
         "tokenizer": exported.tokenizer_settings(),
+        "full_model_bytes": exported.model_file.stat().st_size + runtime_bytes,
     }
+    if encoder is not None:
+        if encoder.map.shape[1] != vectors.shape[1]:
+            raise ValueError(f"the query encoder maps to {encoder.map.shape[1]} axes, not {vectors.shape[1]}")
+        encoded, index["encoder"] = encoder_files(encoder)
+        files.update(encoded)
     files[INDEX_FILE] = json.dumps(index, separators=(",", ":")).encode("utf-8")
     files[MODEL_FILE] = exported.model_file.read_bytes()
     files[VOCABULARY_FILE] = exported.vocabulary_file.read_bytes()
@@ -257,6 +299,18 @@ def search_files(files: dict[str, bytes], query: np.ndarray, count: int = 10) ->
         best = shortlist[np.argsort(-np.array(exact), kind="stable")[:count]].tolist()
     fetched |= {f"{FOLDER}/papers-{place // index['results_per_file']}.json" for place in best}
     return best, fetched
+
+
+def read_encoder_files(files: dict[str, bytes]) -> QueryEncoder | None:
+    """The quick encoder as the browser reads it from the files (int8 values times their scales)."""
+    index = json.loads(files[INDEX_FILE])
+    described = index.get("encoder")
+    if described is None:
+        return None
+    token_ids = np.frombuffer(files[f"{FOLDER}/{described['ids']}"], dtype="<i4")
+    vectors = read_vectors_file(files[f"{FOLDER}/{described['vectors']}"], described["dimensions"])
+    mapping = read_vectors_file(files[f"{FOLDER}/{described['map']}"], index["dimensions"])
+    return QueryEncoder(token_ids, vectors, mapping, np.array(described["bias"], dtype=np.float32))
 
 
 def all_stored_vectors(files: dict[str, bytes]) -> np.ndarray:

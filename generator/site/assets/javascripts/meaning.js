@@ -1,8 +1,14 @@
-// Search by meaning, in the reader's browser: the reader's text embedded by the digest's own model
-// (all-MiniLM-L6-v2 exported to ONNX, int8, run by onnxruntime-web's WebAssembly, all served by the
-// site), then the papers nearest to it by the build's vectors (meaning/, written by
-// generator/site/meaning_index.py). Nothing is fetched until a reader first asks (window.paperMeaning
-// .search); the browser's cache keeps the model afterwards.
+// Search by meaning, in the reader's browser: the reader's text embedded, then the papers nearest to
+// it by the build's vectors (meaning/, written by generator/site/meaning_index.py). Two encoders:
+//
+// - "quick" (the default): a static table of token vectors distilled from the digest's own model at
+//   build time, averaged and mapped into the model's space (generator/analysis/query_encoder.py):
+//   about 4 MB, fetched when the search box opens, a query in well under a millisecond;
+// - "full": the digest's own model (all-MiniLM-L6-v2 exported to ONNX, int8, run by onnxruntime-web's
+//   WebAssembly), about 48 MB, fetched only when the reader chooses it.
+//
+// The reader's choice is kept in localStorage, so every page of the site uses it. Both are served by
+// the site; the browser's cache keeps what was fetched.
 //
 // The tokenizer is BERT's (lower-casing, accents stripped, punctuation split, then WordPiece over the
 // model's vocab.txt), as the build's Hugging Face tokenizer reads text.
@@ -132,20 +138,115 @@
     return out;
   }
 
+  // The index (what the files hold) and the papers' vectors' entry files: needed by both encoders.
+  let indexLoading = null;
+  function indexState() {
+    if (!indexLoading) {
+      indexLoading = (async () => {
+        const index = await fetchJson(new URL("index.json", FOLDER));
+        const state = { index, rows: new Map(), codes: new Map(), papers: new Map() };
+        if (index.clusters.length > 1) {
+          const [centroids, codebook] = await Promise.all([
+            fetchBytes(new URL("centroids.bin", FOLDER)),
+            fetchBytes(new URL("codebook.bin", FOLDER)),
+          ]);
+          state.centroids = vectorFile(centroids, index.dimensions);
+          state.codebook = dequantised(vectorFile(codebook, index.dimensions / index.code_bytes));
+        }
+        return state;
+      })();
+      indexLoading.catch(() => (indexLoading = null));
+    }
+    return indexLoading;
+  }
+
+  let vocabularyLoading = null;
+  function tokenizerState() {
+    if (!vocabularyLoading) {
+      vocabularyLoading = (async () => {
+        const [{ index }, buffer] = await Promise.all([indexState(), fetchBytes(new URL("vocab.txt", FOLDER))]);
+        const vocabulary = new Map();
+        new TextDecoder()
+          .decode(buffer)
+          .split("\n")
+          .forEach((token, id) => {
+            if (token && !vocabulary.has(token)) vocabulary.set(token, id);
+          });
+        return { vocabulary, lowercase: index.tokenizer.lowercase, maxTokens: index.tokenizer.max_tokens };
+      })();
+      vocabularyLoading.catch(() => (vocabularyLoading = null));
+    }
+    return vocabularyLoading;
+  }
+
+  // The quick encoder: the kept tokens' ids (int32), their vectors and the map (vector files).
+  let quickLoading = null;
+  function quickEncoder() {
+    if (!quickLoading) {
+      quickLoading = (async () => {
+        const { index } = await indexState();
+        const encoder = index.encoder;
+        if (!encoder) throw new Error("this digest has no quick encoder");
+        const [tokenizer, ids, vectors, map] = await Promise.all([
+          tokenizerState(),
+          fetchBytes(new URL(encoder.ids, FOLDER)),
+          fetchBytes(new URL(encoder.vectors, FOLDER)),
+          fetchBytes(new URL(encoder.map, FOLDER)),
+        ]);
+        const rows = new Map();
+        new Int32Array(ids).forEach((token, row) => rows.set(token, row));
+        return {
+          tokenizer,
+          rows,
+          vectors: vectorFile(vectors, encoder.dimensions),
+          map: vectorFile(map, index.dimensions),
+          bias: Float32Array.from(encoder.bias),
+          dimensions: encoder.dimensions,
+        };
+      })();
+      quickLoading.catch(() => (quickLoading = null));
+    }
+    return quickLoading;
+  }
+
+  // The text's vector by the quick encoder: the mean of its kept tokens' vectors (no [CLS], [SEP]),
+  // times the map, plus the bias, normalised. No kept token: null (it is near nothing).
+  async function embedQuick(text) {
+    const quick = await quickEncoder();
+    const { vocabulary } = quick.tokenizer;
+    const unknown = vocabulary.get("[UNK]");
+    const width = quick.dimensions;
+    const mean = new Float32Array(width);
+    let count = 0;
+    for (const word of basicTokens(text, quick.tokenizer.lowercase)) {
+      for (const id of wordPieces(word, vocabulary, unknown)) {
+        const row = quick.rows.get(id);
+        if (row === undefined) continue;
+        const scale = quick.vectors.scales[row];
+        for (let axis = 0; axis < width; axis++) mean[axis] += quick.vectors.values[row * width + axis] * scale;
+        count += 1;
+      }
+    }
+    if (!count) return null;
+    const out = Float32Array.from(quick.bias);
+    const dimensions = out.length;
+    for (let axis = 0; axis < width; axis++) {
+      const weight = (mean[axis] / count) * quick.map.scales[axis];
+      if (!weight) continue;
+      for (let to = 0; to < dimensions; to++) out[to] += weight * quick.map.values[axis * dimensions + to];
+    }
+    const norm = Math.hypot(...out);
+    return norm > 0 ? out.map((value) => value / norm) : null;
+  }
+
+  // The full model: its vocabulary, the ONNX session and the runtime.
   async function load() {
-    const index = await fetchJson(new URL("index.json", FOLDER));
-    const [vocabularyBuffer, model, ort] = await Promise.all([
-      fetchBytes(new URL("vocab.txt", FOLDER)),
+    const [state, tokenizer, model, ort] = await Promise.all([
+      indexState(),
+      tokenizerState(),
       fetchBytes(new URL("model.onnx", FOLDER)),
       import(new URL("ort.wasm.bundle.min.mjs", RUNTIME).href),
     ]);
-    const vocabulary = new Map();
-    new TextDecoder()
-      .decode(vocabularyBuffer)
-      .split("\n")
-      .forEach((token, id) => {
-        if (token && !vocabulary.has(token)) vocabulary.set(token, id);
-      });
     // One thread: several need a cross-origin-isolated page, which GitHub Pages cannot serve.
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.proxy = false;
@@ -155,21 +256,7 @@
       executionProviders: ["wasm"],
       graphOptimizationLevel: "all",
     });
-    const tokenizer = {
-      vocabulary,
-      lowercase: index.tokenizer.lowercase,
-      maxTokens: index.tokenizer.max_tokens,
-    };
-    const state = { ort, session, tokenizer, index, rows: new Map(), codes: new Map(), papers: new Map() };
-    if (index.clusters.length > 1) {
-      const [centroids, codebook] = await Promise.all([
-        fetchBytes(new URL("centroids.bin", FOLDER)),
-        fetchBytes(new URL("codebook.bin", FOLDER)),
-      ]);
-      state.centroids = vectorFile(centroids, index.dimensions);
-      state.codebook = dequantised(vectorFile(codebook, index.dimensions / index.code_bytes));
-    }
-    return state;
+    return { ...state, ort, session, tokenizer };
   }
 
   function ready() {
@@ -183,6 +270,7 @@
     return loading;
   }
 
+  // The text's vector by the full model.
   async function embed(text) {
     const state = await ready();
     const ids = tokenIds(text, state.tokenizer);
@@ -246,9 +334,8 @@
   // The papers a query reaches with their scores, best first: all papers, exactly, up to 3,500; past
   // that, those of the probed clusters, the best estimates ranked exactly by their int8 vectors first,
   // the other estimates after them.
-  async function scored(text) {
-    const state = await ready();
-    const query = await embed(text);
+  async function scored(query) {
+    const state = await indexState();
     const { index } = state;
     if (!state.centroids) {
       const file = await cached(state.rows, "all", async () =>
@@ -302,7 +389,7 @@
 
   // What the result at `place` shows: [id, url, title, authors, snippet].
   async function resultRow(place) {
-    const state = await ready();
+    const state = await indexState();
     const size = state.index.results_per_file;
     const file = Math.floor(place / size);
     const rows = await cached(state.papers, file, () => fetchJson(new URL(`papers-${file}.json`, FOLDER)));
@@ -313,20 +400,65 @@
     return { id, url: new URL(url, ROOT).href, title, authors, snippet, score };
   }
 
+  // --- which encoder: the reader's choice ------------------------------------------------------
+
+  const CHOICE_KEY = "paper-digest-meaning-model";
+  const QUICK = "quick";
+  const FULL = "full";
+  function choice() {
+    try {
+      return localStorage.getItem(CHOICE_KEY) === FULL ? FULL : QUICK;
+    } catch (error) {
+      return QUICK; // storage blocked: the default, every page
+    }
+  }
+  function choose(model) {
+    try {
+      if (model === FULL) localStorage.setItem(CHOICE_KEY, FULL);
+      else localStorage.removeItem(CHOICE_KEY);
+    } catch (error) {
+      // storage blocked: the choice lasts this page only
+    }
+  }
+
+  // The query's vector by `model` (the reader's choice unless named): null when it has none.
+  async function queryVector(text, model = choice()) {
+    return model === FULL ? embed(text) : embedQuick(text);
+  }
+
   // The papers nearest to `text`: [{id, url, title, authors, snippet, score}], best first.
-  async function search(text, count = 10) {
-    const best = (await scored(text)).slice(0, count);
+  async function search(text, count = 10, model = choice()) {
+    const query = await queryVector(text, model);
+    if (!query) return [];
+    const best = (await scored(query)).slice(0, count);
     const rows = await Promise.all(best.map(({ place }) => resultRow(place)));
     return best.map(({ score }, at) => paper(rows[at], score));
   }
 
   // Closeness to `text` by paper id, for Explore's order: every paper up to 3,500; past that, those of
   // the probed clusters (the others have none and keep their order after).
-  async function closeness(text) {
-    const candidates = await scored(text);
-    const state = await ready();
+  async function closeness(text, model = choice()) {
+    const query = await queryVector(text, model);
+    if (!query) return new Map();
+    const candidates = await scored(query);
+    const state = await indexState();
     const ids = await cached(state.papers, "ids", () => fetchJson(new URL("ids.json", FOLDER)));
     return new Map(candidates.map(({ place, score }) => [ids[place], score]));
+  }
+
+  // What the search box says about the encoders: whether the quick one ships, and the full model's
+  // download (the model, the runtime's WebAssembly and script, as the build measured them).
+  async function about() {
+    const { index } = await indexState();
+    return { quick: Boolean(index.encoder), fullBytes: index.full_model_bytes || 0 };
+  }
+
+  // Fetch what the reader's choice needs before the first query (the search box opens).
+  function prepare() {
+    const model = choice();
+    const loading = model === FULL ? ready() : indexState().then(({ index }) => index.encoder && quickEncoder());
+    loading.catch(() => {});
+    return loading;
   }
 
   // --- one ranking of word and meaning matches ----------------------------------------------
@@ -337,14 +469,20 @@
   // word): a few matches are precise, and count fully; many mean a broad query, whose word ranking
   // says less than its meaning (P@10 on three query sets in benchmarks/search_relevance.py: plain
   // fusion 0.329 / 0.272 / 0.540, this 0.325 / 0.275 / 0.553; either beats both sides on each).
+  // The quick encoder's ranking is less sure than the full model's: it counts three quarters of any
+  // word matches' (on the same sets: 0.316 / 0.280 / 0.513 against 0.297 / 0.258 / 0.513 with the
+  // full model's weights; benchmarks/notes/meaning-search.md).
   const FEW_WORD_MATCHES = 5;
-  function weights(text, wordTotal) {
+  const QUICK_MEANING_WEIGHT = 0.75;
+  function weights(text, wordTotal, model = FULL) {
+    if (model === QUICK) return { word: wordTotal === 0 ? 0 : 1, meaning: QUICK_MEANING_WEIGHT };
     return { word: wordTotal === 0 ? 0 : wordTotal <= FEW_WORD_MATCHES ? 1 : 0.75, meaning: 1 };
   }
 
-  // Weighted reciprocal rank fusion of two rankings (keys, best first): the keys, best first.
-  function fuse(text, wordKeys, wordTotal, meaningKeys) {
-    const weight = weights(text, wordTotal);
+  // Weighted reciprocal rank fusion of two rankings (keys, best first): the keys, best first. `model`
+  // is the encoder that ranked the meaning side.
+  function fuse(text, wordKeys, wordTotal, meaningKeys, model = FULL) {
+    const weight = weights(text, wordTotal, model);
     const score = new Map();
     const add = (keys, side) =>
       keys.forEach((key, rank) => score.set(key, (score.get(key) || 0) + side / (RANK_OFFSET + rank)));
@@ -359,8 +497,15 @@
     fuse,
     weights,
     embed,
+    embedQuick,
     ready,
+    prepare,
+    about,
+    choice,
+    choose,
+    QUICK,
+    FULL,
     fetched,
-    tokenIds: async (text) => tokenIds(text, (await ready()).tokenizer),
+    tokenIds: async (text) => tokenIds(text, await tokenizerState()),
   };
 })();

@@ -9,9 +9,10 @@
 // the arrow keys walk the results and Enter opens one. Everything that comes from the index is put
 // in the page as text, never as HTML.
 //
-// "By meaning" (a toggle in the box, off until the reader presses it: only then are the model and the
-// runtime fetched, by javascripts/meaning.js) ranks the word matches and the papers nearest in meaning
-// together, weighted by what the query is (fusedRanking).
+// The results are one ranking of the word matches and the papers nearest in meaning, weighted by what
+// the query is (fusedRanking). Meaning comes from javascripts/meaning.js: its quick encoder (about 4 MB,
+// fetched when the box opens) unless the reader pressed "Full model" (the digest's own model, about
+// 48 MB, fetched on that press); the choice is remembered on every page of the site.
 (() => {
   "use strict";
 
@@ -167,11 +168,9 @@
     scroll.tabIndex = 0;
     const result = element("div", "md-search-result");
     const meta = element("div", "md-search-result__meta", say("search.result.placeholder", "Type to start searching"));
-    // The mode switch, above the results: off until pressed, and only then is the model fetched.
-    const meaning = element("button", "paper-search-meaning", "Also by meaning");
+    // The full model's switch, above the results (its label and state are set by showChoice).
+    const meaning = element("button", "paper-search-meaning");
     meaning.type = "button";
-    meaning.title = "Rank papers by what the query means too (fetches a 34 MB model once)";
-    meaning.setAttribute("aria-pressed", "false");
     meaning.hidden = typeof window.paperMeaning === "undefined";
     const list = element("ol", "md-search-result__list");
     list.setAttribute("role", "presentation");
@@ -244,9 +243,11 @@
     return item;
   }
 
-  // Word matches and meaning matches in one ranking (javascripts/meaning.js weighs them).
+  // Word matches and meaning matches in one ranking (javascripts/meaning.js weighs them): the first
+  // FUSED of each side ranked together, then the word matches past those in Pagefind's order, so every
+  // word match stays reachable. Also how many papers meaning added (those word search did not find).
   const FUSED = 50; // of each side
-  async function fusedRanking(text, wordResults, meaningResults) {
+  async function fusedRanking(text, wordResults, meaningResults, model) {
     const words = await Promise.all(wordResults.slice(0, FUSED).map((result) => result.data()));
     const entries = new Map();
     const wordUrls = words.map((data) => {
@@ -254,18 +255,64 @@
       entries.set(url, { word: data });
       return url;
     });
+    let added = 0;
     const meaningUrls = meaningResults.slice(0, FUSED).map((paper) => {
-      if (!entries.has(paper.url)) entries.set(paper.url, { meaning: paper });
+      if (!entries.has(paper.url)) {
+        entries.set(paper.url, { meaning: paper });
+        added += 1;
+      }
       return paper.url;
     });
-    return window.paperMeaning.fuse(text, wordUrls, wordResults.length, meaningUrls).map((url) => entries.get(url));
+    const ranking = window.paperMeaning
+      .fuse(text, wordUrls, wordResults.length, meaningUrls, model)
+      .map((url) => entries.get(url));
+    return { ranking: ranking.concat(wordResults.slice(FUSED)), added, nearest: meaningUrls.length };
   }
 
-  const MEANING_DEBOUNCE_MS = 150;
+  // What the count says: the word matches (documents: keyword and topic pages are matched too), then
+  // the papers meaning added, out of how many nearest were ranked with them.
+  function fusedCount(wordTotal, added, nearest) {
+    const words =
+      wordTotal === 0
+        ? "No page has every word"
+        : wordTotal === 1
+          ? say("search.result.one", "1 matching document")
+          : say("search.result.other", "# matching documents", wordTotal);
+    if (!nearest) return words;
+    return `${words} · ${added.toLocaleString()} more of the ${nearest.toLocaleString()} papers nearest in meaning`;
+  }
+
+  const FULL_MODEL_DEBOUNCE_MS = 150; // the full model takes 15–50 ms a query: wait for more keys first
+
+  // The reader's choice of encoder, on the switch: pressed for the full model (with a tick, so the
+  // state shows without colour), its download stated as the build measured it.
+  function showChoice(meaning, about) {
+    const full = window.paperMeaning.choice() === window.paperMeaning.FULL;
+    meaning.setAttribute("aria-pressed", String(full));
+    meaning.textContent = about && !about.quick ? "Also by meaning" : "Full model";
+    if (full) meaning.prepend("\u2713 ");
+    const size = about && about.fullBytes ? ` (${(about.fullBytes / 1e6).toFixed(1)} MB, fetched once)` : "";
+    meaning.title = about && !about.quick
+      ? `Rank papers by what the query means too, with the digest's model${size}`
+      : `Rank by meaning with the digest's full model${size} instead of the quick encoder`;
+  }
 
   function setUpBox(parts) {
     const { input, reset, meta, list, scroll, form, meaning } = parts;
-    let byMeaning = false;
+    const hasMeaning = typeof window.paperMeaning !== "undefined";
+    let about = null; // what meaning.js ships: the quick encoder? the full model's bytes
+    const learnAbout = () =>
+      hasMeaning
+        ? window.paperMeaning.about().then(
+            (found) => {
+              about = found;
+              showChoice(meaning, about);
+              return about;
+            },
+            () => null,
+          )
+        : Promise.resolve(null);
+    if (hasMeaning) showChoice(meaning, null);
     let current = 0; // the query being answered; a later one makes earlier answers stale
     let found = [];
     let drawn = 0;
@@ -275,6 +322,10 @@
       const search = toggle();
       if (search && !search.checked) search.checked = true;
       pagefind(); // start loading while the reader types
+      if (hasMeaning) {
+        learnAbout();
+        window.paperMeaning.prepare(); // the reader's encoder, likewise
+      }
     };
     const close = () => {
       const search = toggle();
@@ -305,37 +356,53 @@
       }
     }
 
-    async function answerByMeaning(answerId, query) {
-      meta.textContent = "Searching by meaning…";
-      await new Promise((resolve) => setTimeout(resolve, MEANING_DEBOUNCE_MS));
+    async function answerByMeaning(answerId, query, model) {
+      const full = model === window.paperMeaning.FULL;
+      if (full) meta.textContent = "Searching by meaning…";
+      await new Promise((resolve) => setTimeout(resolve, full ? FULL_MODEL_DEBOUNCE_MS : query.wait));
       if (answerId !== current) return;
-      let ranking;
+      let fused;
+      let wordTotal;
       try {
         const module = await pagefind();
         const [words, nearest] = await Promise.all([
           query.text ? module.search(query.text) : { results: [] },
-          window.paperMeaning.search(input.value.trim(), FUSED),
+          window.paperMeaning.search(input.value.trim(), FUSED, model),
         ]);
         if (answerId !== current) return;
-        ranking = await fusedRanking(input.value.trim(), words.results, nearest);
+        wordTotal = words.results.length;
+        fused = await fusedRanking(input.value.trim(), words.results, nearest, model);
       } catch (error) {
         if (answerId === current) meta.textContent = "Search by meaning is unavailable";
         console.warn("Paper Digest: search by meaning failed", error);
         return;
       }
       if (answerId !== current) return;
-      found = ranking;
+      found = fused.ranking;
       drawn = 0;
       more = null;
       list.replaceChildren();
-      meta.textContent = `${found.length.toLocaleString()} papers by words and meaning`;
+      meta.textContent = found.length === 0 ? say("search.result.none", "No matching documents") : fusedCount(wordTotal, fused.added, fused.nearest);
+      meta.dataset.mode = model; // which encoder answered (the tests and benchmarks read it)
       await drawMore(answerId);
+    }
+
+    // The encoder a query is answered with: the reader's choice; without the quick encoder (another
+    // model than the one its recipe was fitted for), meaning only when the full model is chosen.
+    async function meaningModel() {
+      if (!hasMeaning) return null;
+      const model = window.paperMeaning.choice();
+      if (model === window.paperMeaning.FULL) return model;
+      const known = about || (await learnAbout());
+      return known && known.quick ? model : null;
     }
 
     async function answer() {
       const answerId = ++current;
       const query = cleaned(input.value);
-      if (byMeaning && input.value.trim()) return answerByMeaning(answerId, query);
+      const model = input.value.trim() ? await meaningModel() : null;
+      if (answerId !== current) return;
+      if (model) return answerByMeaning(answerId, query, model);
       if (!query.text) {
         list.replaceChildren();
         meta.textContent = say("search.result.placeholder", "Type to start searching");
@@ -355,6 +422,7 @@
       drawn = 0;
       more = null;
       list.replaceChildren();
+      delete meta.dataset.mode;
       meta.textContent =
         found.length === 0
           ? say("search.result.none", "No matching documents")
@@ -365,9 +433,10 @@
     }
 
     meaning.addEventListener("click", () => {
-      byMeaning = !byMeaning;
-      meaning.setAttribute("aria-pressed", String(byMeaning));
-      if (byMeaning) window.paperMeaning.ready().catch(() => {}); // fetched on the first press only
+      const { FULL, QUICK } = window.paperMeaning;
+      window.paperMeaning.choose(window.paperMeaning.choice() === FULL ? QUICK : FULL);
+      showChoice(meaning, about);
+      window.paperMeaning.prepare(); // the full model is fetched on the first press only
       input.focus();
       answer();
     });
