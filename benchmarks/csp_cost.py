@@ -22,8 +22,8 @@ from unittest import mock
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.site import csp  # noqa: E402
-from generator.site.minify import minify_html  # noqa: E402
+from generator.finish import csp  # noqa: E402
+from generator.finish.minify import minify_html  # noqa: E402
 
 _POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">')
 

@@ -7,7 +7,7 @@ Chromium, on three query sets with known answers:
 
 Each corpus becomes a small site: a page per paper (title, authors, abstract: no keywords or labels,
 which would give the answers away) indexed by the site's own Pagefind step
-(``generator.site.search_index``), and the site's ``meaning/`` files written by the build's code from
+(``generator.finish.search_index``), and the site's ``meaning/`` files written by the build's code from
 the build's vectors. A page in Chromium loads the site's ``search.js`` and ``meaning.js`` and, per
 query, asks Pagefind what the search box asks (``paperSearch.cleaned``), and ``paperMeaning.search``;
 the fused P@10 is the shipped ``paperMeaning.fuse``. Fusion variants are scored here from the same two
@@ -47,9 +47,9 @@ from generator.analysis.query_encoder import query_encoder
 from generator.analysis.text import strip_markup
 from generator.cache.database import CACHE_DATABASE
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
+from generator.finish.search_index import write_search_index
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.output import ASSETS_DIR
-from generator.site.search_index import write_search_index
 from generator.sources import read_collection
 
 SETS = {

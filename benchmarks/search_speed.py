@@ -28,7 +28,7 @@ with the fake embedder: related papers are O(N²)) are measured on a grown site:
 --corpus FILE --papers N --work DIR`` copies a built SITE and adds a paper page for each of the
 corpus's first N papers, written from one of SITE's paper pages with its article replaced by the
 paper's title, authors, venue and abstract (escaped, as the templates write them), then indexes it
-again as a build does: Pagefind over the whole site (``generator.site.search_index``), or for a lunr
+again as a build does: Pagefind over the whole site (``generator.finish.search_index``), or for a lunr
 site, entries in ``search_index.json`` shaped as Material's search plugin writes a paper page's. The
 search engines read only that text, so what a query costs is measured on the corpus's real words;
 the rest of the site (keywords, related papers, map) stays the smaller site's.
@@ -324,7 +324,7 @@ def grow_site(site: Path, corpus: Path, papers: int, target: Path) -> Path:
             )
     (target / "papers.json").write_text(json.dumps(records), encoding="utf-8")
     if engine == "pagefind":
-        from generator.site.search_index import write_search_index
+        from generator.finish.search_index import write_search_index
 
         report = write_search_index(target)
         print(

@@ -1,4 +1,4 @@
-"""The build pipeline: inputs -> Collection -> Digest -> Markdown files -> MkDocs site.
+"""The build pipeline: inputs -> Collection -> Digest -> Markdown files -> rendered site -> finished site.
 
 It opens the cache database once per build and decides what is reused: the last analysis whole when
 nothing changed, else what each analysis step found before (``generator.cache.stores``); the
@@ -29,11 +29,11 @@ from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.cache.stores import AnalysisStores
+from generator.engine.settings import configured_site_url, site_files_may_be_shared
 from generator.model import Collection, Digest
 from generator.progress import Reporter, plural
 from generator.project.settings import Settings
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
-from generator.site.mkdocs_config import configured_site_url, site_files_may_be_shared
 from generator.site.output import (
     ASSETS_DIR,
     DocsWriteReport,
@@ -41,13 +41,12 @@ from generator.site.output import (
     StagedOutput,
     asset_files,
     build_lock,
-    build_site,
     mathjax_files,
-    site_fingerprint,
 )
 from generator.site.redirects import redirect_files
 from generator.site.render import DATA_FILES, PAPERS_DIR, PageRenderer, RenderOptions
 from generator.site.source_date import dated, source_date_epoch
+from generator.site_build import build_site, engine_can_update, site_fingerprint
 from generator.sources import ReadOptions, read_collection
 from generator.sources.identity import (
     PageNote,
@@ -135,7 +134,7 @@ def build_digest(
 def _owner_site_name(settings: Settings) -> str | None:
     """The ``site_name`` the digest's mkdocs.yml sets, if any: the owner's choice, so it names the
     digest over what the inputs declare (a text file's first line, a shared venue)."""
-    from generator.site.mkdocs_config import read_owner_config
+    from generator.engine.settings import read_owner_config
 
     config_file = settings.resolve(settings.mkdocs_config)
     if not config_file.is_file():
@@ -295,7 +294,7 @@ def _report_matches(settled: SettledPapers, reporter: Reporter) -> None:
 
 def _shown_on_every_page(digest: Digest) -> tuple[str, bool]:
     """What every page of the site shows beyond its own Markdown: the digest's name, and whether the
-    navigation lists Topics (``generator.site.hook``)."""
+    navigation lists Topics (``generator.engine.settings.complete_settings``)."""
     return digest.name, bool(digest.topics)
 
 
@@ -419,28 +418,39 @@ def _write_and_build(
         return report, digest
 
     config_file = settings.resolve(settings.mkdocs_config)
+    engine = settings.engine
     fingerprint = site_fingerprint(
-        report.fingerprint, config_file, *_shown_on_every_page(pending.digest), site_url=site_url
+        report.fingerprint,
+        config_file,
+        *_shown_on_every_page(pending.digest),
+        site_url=site_url,
+        engine=engine,
     )
     if map_is_late:
-        with reporter.stage("mkdocs build"):
-            build_site(config_file, output.staged_docs, output.staged_site, site_url=site_url)
+        with reporter.stage(f"{engine} build"):
+            build_site(config_file, output.staged_docs, output.staged_site, site_url=site_url, engine=engine)
         digest = analysis.complete()  # reports the map's one line when it is laid out
         report = output.replace_docs(renderer.render_data(digest))
         fingerprint = site_fingerprint(
-            report.fingerprint, config_file, *_shown_on_every_page(pending.digest), site_url=site_url
+            report.fingerprint,
+            config_file,
+            *_shown_on_every_page(pending.digest),
+            site_url=site_url,
+            engine=engine,
         )
     elif output.site_is_current(fingerprint):
-        reporter.info("mkdocs build: skipped, the site is already built from these pages")
+        reporter.info(f"{engine} build: skipped, the site is already built from these pages")
         output.keep_current_site()
     else:
         # An update starts from the old site (linked or copied); when most pages changed, a full
         # build is cheaper.
-        update = report.written < report.unchanged and output.stage_site_update(
-            fingerprint, share_files=site_files_may_be_shared(config_file)
+        update = (
+            engine_can_update(engine)
+            and report.written < report.unchanged
+            and output.stage_site_update(fingerprint, share_files=site_files_may_be_shared(config_file))
         )
         with reporter.stage(
-            "mkdocs build" + (f" (pages of {report.written} changed files)" if update else "")
+            f"{engine} build" + (f" (pages of {report.written} changed files)" if update else "")
         ):
             build_site(
                 config_file,
@@ -449,6 +459,7 @@ def _write_and_build(
                 update=update,
                 removed_docs=report.removed_files,
                 site_url=site_url,
+                engine=engine,
             )
     output.publish(fingerprint)
     return report, digest

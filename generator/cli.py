@@ -14,7 +14,7 @@ from generator.build import BuildRequest, build_digest, build_summary
 from generator.errors import DigestError
 from generator.progress import Reporter, plural
 from generator.project import DigestFolder, find_digest_folder
-from generator.project.settings import Settings, columns_option, load_settings
+from generator.project.settings import ENGINES, Settings, columns_option, load_settings
 from generator.sources.base import PAPER_FIELDS
 from generator.sources.identity import ADDRESS_RECORD
 
@@ -79,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
             "has it natively, else float32)",
         )
         command.add_argument(
+            "--engine",
+            choices=ENGINES,
+            help="what renders the pages: mkdocs (MkDocs + Material, the default) or zensical "
+            "(needs pip install 'paper-digest-site[zensical]')",
+        )
+        command.add_argument(
             "--cache-dir", type=Path, help="cache folder (default: .cache/paper-digest in the digest)"
         )
         command.add_argument(
@@ -100,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="build the digest: Markdown into docs/, the site into site/")
     common(build)
-    build.add_argument("--no-site", action="store_true", help="write the Markdown only; skip mkdocs build")
+    build.add_argument("--no-site", action="store_true", help="write the Markdown only; render no site")
     build.add_argument(
         "--keep-going",
         action="store_true",
@@ -154,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if result.skipped:
                 reporter.result(_skipped_summary(result.skipped))
         else:
-            from generator.site.preview import Preview, PreviewTarget
+            from generator.preview import Preview, PreviewTarget
 
             def target() -> PreviewTarget:
                 """Read afresh before each rebuild: pyproject.toml may have changed."""
@@ -207,6 +213,8 @@ def _settings(arguments: argparse.Namespace, folder: DigestFolder) -> Settings:
         settings = replace(settings, precision=arguments.precision)
     if arguments.device:
         settings = replace(settings, device=arguments.device)
+    if arguments.engine:
+        settings = replace(settings, engine=arguments.engine)
     if arguments.ray:
         settings = replace(settings, ray_address=arguments.ray)
     if arguments.cache_dir:

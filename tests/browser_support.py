@@ -124,16 +124,24 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def build_site_at(config_file: Path, docs_dir: Path, site_dir: Path, site_url: str) -> None:
-    """``mkdocs build`` of an already generated docs folder for the address it will be served at, as
-    the Pages workflow builds it: mkdocs.yml reads SITE_URL from the environment."""
-    from mkdocs.commands.build import build
+ZENSICAL_SEARCH_BOX = (
+    "Zensical: since main's quick-query search box (merged last), the box's results stay over the page "
+    "once closed and a phone's search button no longer focuses the box (Zensical's theme has none of "
+    "Material's search styles): open"
+)
+"""Why two browser tests are expected to fail on the Zensical site (an open problem, reported)."""
 
-    from generator.site.mkdocs_config import load_digest_config
+
+def build_site_at(
+    config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str = "mkdocs"
+) -> None:
+    """The site of an already generated docs folder (rendered by ``engine``, then finished) for the
+    address it will be served at, as the Pages workflow builds it: mkdocs.yml reads SITE_URL from
+    the environment."""
+    from generator.site_build import build_site
 
     with environment(SITE_URL=site_url, REPO_URL=None):
-        config = load_digest_config(config_file, docs_dir=str(docs_dir), site_dir=str(site_dir))
-    build(config)
+        build_site(config_file, docs_dir, site_dir, engine=engine)
 
 
 @dataclass

@@ -107,6 +107,17 @@ SAMPLE_ABSTRACTS = [
 ]
 
 
+@pytest.fixture(scope="session", params=["mkdocs", "zensical"])
+def engine(request: pytest.FixtureRequest) -> str:
+    """The engine a browser test's site is rendered with: every such test runs against both sites
+    (``-k mkdocs`` or ``-k zensical`` picks one)."""
+    if request.param == "zensical":
+        pytest.importorskip(
+            "zensical", reason="the zensical engine: pip install 'paper-digest-site[zensical]'"
+        )
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The bundled ICML 2024 digest built once with the real model, as a user would build it."""

@@ -72,7 +72,7 @@ class Site:
 
 
 def _served_site(
-    tmp_path_factory: pytest.TempPathFactory, docs: Path, name: str, subpath: str
+    tmp_path_factory: pytest.TempPathFactory, docs: Path, name: str, subpath: str, engine: str
 ) -> tuple[SiteServer, Site]:
     """Serve a new folder and build the digest's docs into it (under ``subpath`` if given) for the
     server's address, as the Pages workflow builds for the Pages address."""
@@ -81,7 +81,7 @@ def _served_site(
     server = SiteServer(parent if subpath else folder, not_found_page=folder / "404.html")
     url = f"{server.origin}/{subpath + '/' if subpath else ''}"
     try:
-        build_site_at(CONFIG, docs, folder, url)
+        build_site_at(CONFIG, docs, folder, url, engine)
         papers = json.loads((folder / "papers.json").read_text(encoding="utf-8"))
     except BaseException:
         server.close()
@@ -90,18 +90,26 @@ def _served_site(
 
 
 @pytest.fixture(scope="session")
-def site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
     """The bundled digest at the root of a local web server."""
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "browser-root", "")
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"browser-root-{engine}", "", engine
+    )
     yield built
     server.close()
 
 
 @pytest.fixture(scope="session")
-def pages_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def pages_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
     """The bundled digest as GitHub Pages serves a project site: under /repo/, built with SITE_URL
     like .github/workflows/pages.yml, with the site's 404.html for missing paths."""
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "browser-pages", "repo")
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"browser-pages-{engine}", "repo", engine
+    )
     yield built
     server.close()
 
@@ -311,7 +319,7 @@ PHONE = {"width": 390, "height": 844}
 def test_header_icons_are_drawn_from_the_shared_icon_file(
     chromium: Browser, site: Site, math_papers: list[dict], color_scheme: str
 ) -> None:
-    """The theme's icons live in one file under assets/icons/ (generator/site/icons.py): each one the
+    """The theme's icons live in one file under assets/icons/ (generator/finish/icons.py): each one the
     reader can see is drawn, at a desk and on a phone, in the text's colour of the scheme."""
     tab = _open_tab(chromium, site, color_scheme=color_scheme)
     page = tab.page
@@ -357,7 +365,7 @@ def test_pages_load_without_console_errors_or_failed_requests(
 
 
 def test_screenshots_of_home_and_a_paper_with_math(
-    tab: Tab, site: Site, math_papers: list[dict], abstracts: list[Paper]
+    tab: Tab, site: Site, math_papers: list[dict], abstracts: list[Paper], engine: str
 ) -> None:
     page = tab.page
     ARTIFACTS.mkdir(exist_ok=True)
@@ -384,6 +392,9 @@ def test_screenshots_of_home_and_a_paper_with_math(
     for name in ("home.png", "paper.png"):
         taken = ARTIFACTS / name
         assert png_size(taken) == (VIEWPORT["width"], VIEWPORT["height"])
+        if engine != "mkdocs":  # the README shows the default engine's site
+            shutil.copyfile(taken, ARTIFACTS / f"{engine}-{name}")
+            continue
         kept = SCREENSHOTS / name
         if not kept.is_file() or kept.read_bytes() != taken.read_bytes():  # rendering is deterministic
             shutil.copyfile(taken, kept)

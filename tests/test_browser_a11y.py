@@ -29,8 +29,10 @@ MAP_DRAWN = "() => Number(document.querySelector('.paper-map')?.dataset.drawn) >
 
 
 @pytest.fixture(scope="module")
-def audited_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "a11y", "")
+def audited_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
+    server, built = _served_site(tmp_path_factory, bundled_build["docs"], f"a11y-{engine}", "", engine)
     add_redirect_pages(built.root)
     yield built
     server.close()

@@ -27,7 +27,7 @@ PAPERS = [
 ]
 
 
-def _build(root: Path, papers: list[dict], served: Path, url: str) -> dict[str, str]:
+def _build(root: Path, papers: list[dict], served: Path, url: str, engine: str) -> dict[str, str]:
     """Build the digest of ``papers`` into ``served`` for ``url``; each paper's page address by id."""
     source = root / "abstracts" / "papers.jsonl"
     source.parent.mkdir(parents=True, exist_ok=True)
@@ -38,12 +38,12 @@ def _build(root: Path, papers: list[dict], served: Path, url: str) -> dict[str, 
     )
     result = build_digest(settings, request, Reporter(quiet=True), FakeEmbedder())
     shutil.rmtree(served, ignore_errors=True)
-    build_site_at(PROJECT_ROOT / "mkdocs.yml", root / "docs", served, url)
+    build_site_at(PROJECT_ROOT / "mkdocs.yml", root / "docs", served, url, engine)
     return {p.entry.paper.id: f"papers/{p.entry.slug}/" for p in result.digest.papers}
 
 
 def test_old_addresses_lead_to_the_new_page_or_home_and_my_list_follows(
-    chromium: Browser, tmp_path: Path
+    chromium: Browser, tmp_path: Path, engine: str
 ) -> None:
     served = tmp_path / "served"
     served.mkdir()
@@ -52,7 +52,7 @@ def test_old_addresses_lead_to_the_new_page_or_home_and_my_list_follows(
     page = tab.page
     try:
         url = f"{server.origin}/repo/"
-        before = _build(tmp_path, PAPERS, served / "repo", url)
+        before = _build(tmp_path, PAPERS, served / "repo", url, engine)
         for paper_id in ("paper-1", "paper-3"):
             page.goto(url + before[paper_id])
             settle(page)
@@ -61,7 +61,7 @@ def test_old_addresses_lead_to_the_new_page_or_home_and_my_list_follows(
         moved = [
             {**p, "id": "paper-one"} if p["id"] == "paper-1" else p for p in PAPERS if p["id"] != "paper-3"
         ]
-        after = _build(tmp_path, moved, served / "repo", url)
+        after = _build(tmp_path, moved, served / "repo", url, engine)
         assert after["paper-one"] != before["paper-1"] and "paper-3" not in after
         assert all(after[i] == before[i] for i in after if i in before)
         assert not (served / "repo" / "sitemap.xml").read_text().count(before["paper-1"])

@@ -19,12 +19,13 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
 
-from generator.site.csp import inline_scripts
+from generator.finish.csp import inline_scripts
 from tests.browser_support import (
     CONTENT,
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
+    ZENSICAL_SEARCH_BOX,
     PageMonitor,
     block_third_parties,
     expect_heading,
@@ -82,21 +83,29 @@ def _watched_tab(chromium: Browser, site: Site) -> WatchedTab:
 
 
 @pytest.fixture(scope="module")
-def root_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "csp-root", "")
+def root_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
+    server, built = _served_site(tmp_path_factory, bundled_build["docs"], f"csp-root-{engine}", "", engine)
     yield built
     server.close()
 
 
 @pytest.fixture(scope="module")
-def repo_site(bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], "csp-pages", "repo")
+def repo_site(
+    bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
+) -> Iterator[Site]:
+    server, built = _served_site(
+        tmp_path_factory, bundled_build["docs"], f"csp-pages-{engine}", "repo", engine
+    )
     yield built
     server.close()
 
 
 @pytest.fixture(params=["root", "repo"])
-def served(request: pytest.FixtureRequest) -> Site:
+def served(request: pytest.FixtureRequest, engine: str) -> Site:
+    # ``engine`` named here so that the tests are parametrized by it: the site asked for by name
+    # below is built with it.
     return request.getfixturevalue(f"{request.param}_site")
 
 
@@ -165,7 +174,11 @@ def test_no_policy_violation_on_any_kind_of_page(watched: WatchedTab, served: Si
     assert [e for e in watched.monitor.errors if "404" not in e] == []
 
 
-def test_search_and_instant_navigation_work_under_the_policy(watched: WatchedTab, served: Site) -> None:
+def test_search_and_instant_navigation_work_under_the_policy(
+    watched: WatchedTab, served: Site, engine: str, request: pytest.FixtureRequest
+) -> None:
+    if engine == "zensical":
+        request.applymarker(pytest.mark.xfail(reason=ZENSICAL_SEARCH_BOX, strict=False))
     page = watched.page
     page.goto(served.url)
     settle(page)

@@ -58,7 +58,7 @@ HOSTILE_PAPERS = [
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def hostile_site(tmp_path_factory: pytest.TempPathFactory, engine: str) -> Iterator[tuple[str, Path]]:
     root = tmp_path_factory.mktemp("hostile")
     source = root / "hostile.jsonl"
     source.write_text("".join(json.dumps(p) + "\n" for p in HOSTILE_PAPERS), encoding="utf-8")
@@ -68,7 +68,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     site = root / "site"
     server = SiteServer(site, not_found_page=site / "404.html")
     try:
-        build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, site, server.origin + "/")
+        build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, site, server.origin + "/", engine)
         yield server.origin, site
     finally:
         server.close()
@@ -89,7 +89,9 @@ def test_hostile_input_stays_text(chromium: Browser, hostile_site: tuple[str, Pa
             page.goto(f"{origin}/{url}")
             settle(page)
             article = page.locator("article.md-content__inner")
-            for link in article.locator("a").all():
+            # Every link (Zensical's theme puts its skip link's target, an <a> with no address and
+            # nothing to show, in the article); an attribute of the input's is caught below anyway.
+            for link in article.locator("a[href]").all():
                 link.hover()  # no handler from the input may fire
             assert page.evaluate("window.__pwned") is None, url
             injected = page.evaluate(

@@ -25,6 +25,7 @@ from generator.sources import read_collection
 from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
+    ZENSICAL_SEARCH_BOX,
     SiteServer,
     Tab,
     open_tab,
@@ -338,7 +339,14 @@ def test_meaning_search_under_a_subpath_across_instant_navigation(
     assert violations == []
 
 
-def test_meaning_search_on_a_phone(chromium: Browser, site: Site) -> None:  # noqa: F811
+def test_meaning_search_on_a_phone(
+    chromium: Browser,
+    site: Site,  # noqa: F811
+    engine: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    if engine == "zensical":
+        request.applymarker(pytest.mark.xfail(reason=ZENSICAL_SEARCH_BOX, strict=False))
     for tab, violations in _tab(chromium, site, **PHONE):
         page = tab.page
         page.goto(site.url)

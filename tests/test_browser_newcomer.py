@@ -53,7 +53,7 @@ ABSTRACTS = [SAMPLE_ABSTRACTS[0], *(_unrelated_abstract(n) for n in range(23))]
 
 
 @pytest.fixture(scope="module")
-def bare_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def bare_site(tmp_path_factory: pytest.TempPathFactory, engine: str) -> Iterator[tuple[str, Path]]:
     root = tmp_path_factory.mktemp("newcomer")
     source = write_text_input(root / "abstracts.txt", NAME, ABSTRACTS)
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=root / "cache")
@@ -64,7 +64,7 @@ def bare_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
     server = SiteServer(served, not_found_page=served / "repo" / "404.html")
     try:
         url = f"{server.origin}/repo/"
-        build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / "repo", url)
+        build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / "repo", url, engine)
         yield url, served / "repo"
     finally:
         server.close()

@@ -116,10 +116,12 @@ class Sites:
     server: SiteServer
     repo: Site
     other: Site
+    engine: str
+    """The README's screenshots are the default engine's (``_shoot``)."""
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sites]:
+def sites(tmp_path_factory: pytest.TempPathFactory, engine: str) -> Iterator[Sites]:
     root = tmp_path_factory.mktemp("reader")
     source = root / "reader.jsonl"
     source.write_text("".join(json.dumps(p) + "\n" for p in PAPERS), encoding="utf-8")
@@ -133,10 +135,10 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sites]:
         built = {}
         for name in ("repo", "other"):
             url = f"{server.origin}/{name}/"
-            build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / name, url)
+            build_site_at(PROJECT_ROOT / "mkdocs.yml", request.docs_dir, served / name, url, engine)
             records = json.loads((served / name / "papers.json").read_text(encoding="utf-8"))
             built[name] = Site(url, served / name, records)
-        yield Sites(server, built["repo"], built["other"])
+        yield Sites(server, built["repo"], built["other"], engine)
     finally:
         server.close()
 
@@ -166,11 +168,14 @@ def phone(chromium: Browser, sites: Sites) -> Iterator[Tab]:
     opened.page.context.close()
 
 
-def _shoot(page: Page, name: str, keep: bool = False) -> None:
+def _shoot(page: Page, name: str, keep: bool = False, engine: str = "mkdocs") -> None:
+    """A screenshot in the test artifacts (named after the engine but for the default one's), and,
+    with ``keep``, the default engine's in the README's screenshots."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.evaluate("document.fonts.ready.then(() => true)")
+    name = name if engine == "mkdocs" else f"{engine}-{name}"
     page.screenshot(path=ARTIFACTS / name)
-    if keep:
+    if keep and engine == "mkdocs":
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ARTIFACTS / name, SCREENSHOTS / name)
 
@@ -240,7 +245,7 @@ def test_bibtex_copies_and_parses_and_scholar_reads_the_meta_tags(tab: Tab, site
             assert dict(tags)["citation_title"] == paper.title
             assert "<img" in copied and page.locator(f"{CONTENT} .paper-bibtex img").count() == 0
         _no_markup_from_input(page, record["url"])
-    _shoot(page, "reader-cite.png", keep=True)
+    _shoot(page, "reader-cite.png", keep=True, engine=sites.engine)
     assert tab.monitor.errors == []
 
 
@@ -282,7 +287,7 @@ def test_stars_survive_reload_and_navigation_and_my_list_exports_and_imports(
     expect(page.locator(".paper-saved__list > li")).to_have_count(3)
     assert page.evaluate("window.__digestMarker") == 2, "instant navigation fell back to a full reload"
     saved_titles = page.locator(".paper-saved__list > li > a").all_inner_texts()
-    _shoot(page, "reader-my-list.png", keep=True)
+    _shoot(page, "reader-my-list.png", keep=True, engine=sites.engine)
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Export BibTeX").click()
@@ -394,7 +399,8 @@ def test_explore_filters_sorts_and_keeps_its_state_in_the_url(tab: Tab, sites: S
     page.locator(f"{CONTENT} .paper-meta a", has_text="Grace Hopper").click()
     page.wait_for_url(re.compile(r"/explore/\?author=Grace\+Hopper$"))
     assert _explore_count(page) == 2
-    _shoot(page, "reader-explore.png", keep=True)  # the README's "Explore, filtered by author"
+    # The README's "Explore, filtered by author".
+    _shoot(page, "reader-explore.png", keep=True, engine=sites.engine)
     page.go_back()
     keyword_links = page.locator(f"{CONTENT} p", has=page.locator("strong", has_text="Keywords:")).locator(
         "a"
@@ -488,7 +494,7 @@ def test_search_results_show_title_authors_and_a_short_excerpt(tab: Tab, sites: 
     assert len(excerpt) < len(abstract)
     assert first.locator("h1").inner_text() == site.record("reader-1")["title"]
     assert first.locator(".paper-search-authors").inner_text() == "Alan Turing"
-    _shoot(page, "reader-search.png", keep=True)
+    _shoot(page, "reader-search.png", keep=True, engine=sites.engine)
 
     # A formula in the abstract shows as plain text, not as TeX in its delimiters.
     box = page.locator(SEARCH_INPUT)
@@ -513,20 +519,20 @@ def test_reader_pages_on_a_phone_in_dark_mode(phone: Tab, sites: Sites) -> None:
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
     page.locator(f"{CONTENT} .paper-actions .paper-star").click()
     assert _fits_the_screen(page)
-    _shoot(page, "reader-paper-phone-dark.png", keep=True)
+    _shoot(page, "reader-paper-phone-dark.png", keep=True, engine=sites.engine)
     page.locator(f"{CONTENT} .paper-bibtex").scroll_into_view_if_needed()
     assert _fits_the_screen(page)
-    _shoot(page, "reader-cite-phone-dark.png")
+    _shoot(page, "reader-cite-phone-dark.png", engine=sites.engine)
 
     page.goto(site.url + "explore/?venue=ICML+2024")
     assert _explore_count(page) == 3
     assert _fits_the_screen(page)
-    _shoot(page, "reader-explore-phone-dark.png", keep=True)
+    _shoot(page, "reader-explore-phone-dark.png", keep=True, engine=sites.engine)
 
     page.goto(site.url + "saved/")
     expect(page.locator(".paper-saved__list > li")).to_have_count(1)
     assert _fits_the_screen(page)
-    _shoot(page, "reader-my-list-phone-dark.png")
+    _shoot(page, "reader-my-list-phone-dark.png", engine=sites.engine)
 
     page.goto(site.url)
     settle(page)
@@ -534,7 +540,7 @@ def test_reader_pages_on_a_phone_in_dark_mode(phone: Tab, sites: Sites) -> None:
     page.locator(SEARCH_INPUT).press_sequentially("diffusion", delay=20)
     expect(page.locator(f"{SEARCH_RESULT} .paper-search-excerpt").first).to_be_visible()
     assert _fits_the_screen(page)
-    _shoot(page, "reader-search-phone-dark.png")
+    _shoot(page, "reader-search-phone-dark.png", engine=sites.engine)
     outside = [u for u in phone.monitor.requested if not url_path(u).startswith("/repo/")]
     assert outside == []
     assert phone.monitor.errors == [] and phone.monitor.third_party == []

@@ -65,7 +65,7 @@ def test_second_build_on_the_same_docs_is_refused(tmp_path: Path) -> None:
 def test_serve_prints_the_address_it_is_bound_to(capsys: pytest.CaptureFixture[str]) -> None:
     import logging
 
-    from generator.site.output import _show_served_address
+    from generator.preview import _show_served_address
 
     _show_served_address()
     logging.getLogger("mkdocs.livereload").info("[12:00:00] Serving on http://127.0.0.1:8123/repo/")

@@ -1,4 +1,4 @@
-"""The Content-Security-Policy of each page (generator/site/csp.py): which inline scripts a page has,
+"""The Content-Security-Policy of each page (generator/finish/csp.py): which inline scripts a page has,
 their hashes as a browser computes them, and that only the theme's scripts are allowed."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.site.csp import (
+from generator.finish.csp import (
     InlineScript,
     allow_inline_script,
     inline_scripts,
@@ -21,6 +21,7 @@ from generator.site.csp import (
     theme_scripts,
     with_policy,
 )
+from generator.project.settings import ENGINES
 
 MATERIAL_TEMPLATES = str(Path(material.__file__).parent / "templates")
 SCOPE = (
@@ -130,21 +131,19 @@ def test_a_script_from_the_input_is_never_allowed(text: str) -> None:
         assert text in [s.text for s in slipped.refused]
 
 
-def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path, caplog) -> None:
-    """Through MkDocs and the hook: a page whose Markdown let a script through is built with a
-    policy that leaves it out, and the build says so (with ``strict: true`` the build stops)."""
-    from mkdocs.commands.build import build
-    from mkdocs.exceptions import Abort
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path, caplog, engine: str) -> None:
+    """Through the engine and the finishing stage: a page whose Markdown let a script through is
+    built with a policy that leaves it out, and the build says so (with ``strict: true`` it stops)."""
+    from generator.errors import DigestError
+    from generator.site_build import build_site
 
-    from generator.site.mkdocs_config import load_digest_config
-
-    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: false\ntheme:\n  name: material\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: false\nnav: [index.md]\n")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "index.md").write_text("# Home\n\n<script>window.slipped = 1</script>\n")
-    config = load_digest_config(tmp_path / "mkdocs.yml", docs_dir=str(docs), site_dir=str(tmp_path / "site"))
     with caplog.at_level(logging.WARNING):
-        build(config)
+        build_site(tmp_path / "mkdocs.yml", docs, tmp_path / "site", engine=engine)
     built = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "<script>window.slipped = 1</script>" in built
     assert InlineScript("window.slipped = 1", 0).source not in built
@@ -155,9 +154,6 @@ def test_a_build_reports_an_inline_script_that_is_not_the_themes(tmp_path: Path,
     assert 'http-equiv="Content-Security-Policy"' in not_found
     assert os.path.getsize(tmp_path / "site" / "sitemap.xml") > 0
 
-    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: true\ntheme:\n  name: material\n")
-    config = load_digest_config(
-        tmp_path / "mkdocs.yml", docs_dir=str(docs), site_dir=str(tmp_path / "strict"), nav=["index.md"]
-    )
-    with pytest.raises(Abort, match="strict"):
-        build(config)
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nstrict: true\nnav: [index.md]\n")
+    with pytest.raises(DigestError, match="strict"):
+        build_site(tmp_path / "mkdocs.yml", docs, tmp_path / "strict", engine=engine)

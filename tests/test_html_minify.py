@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from generator.site.minify import _MARKUP, _PREFORMATTED, _RAW_TEXT, _WHITESPACE_WITH_BREAK, minify_html
+from generator.finish.minify import _MARKUP, _PREFORMATTED, _RAW_TEXT, _WHITESPACE_WITH_BREAK, minify_html
 
 _HTML_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
 

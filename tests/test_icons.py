@@ -1,11 +1,11 @@
-"""The theme's inline icons move into one shared symbol file (generator/site/icons.py)."""
+"""The theme's inline icons move into one shared symbol file (generator/finish/icons.py)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from generator.site.icons import ICONS_FOLDER, share_icons, write_icon_file
+from generator.finish.icons import ICONS_FOLDER, share_icons, write_icon_file
 
 MATERIAL_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="{}"/></svg>'
 SEARCH = MATERIAL_ICON.format("M9.5 3A6.5 6.5 0 0 1 16 9.5")

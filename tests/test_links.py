@@ -10,10 +10,10 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from generator.build import BuildRequest, build_digest
+from generator.finish.pages import HTML_MARK
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings
-from generator.site.hook import HTML_MARK
 from generator.site.render import PageRenderer, RenderOptions
 from generator.sources import read_collection
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, broken_links
@@ -86,7 +86,7 @@ def test_every_address_in_the_site_leads_somewhere(tmp_path: Path, fake_embedder
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert "<b>" not in html and "javascript:" not in html and "<i>node" not in html, page
-        assert HTML_MARK.strip() not in html, page  # every list was unwrapped by the hook
+        assert HTML_MARK.strip() not in html, page  # every list was unwrapped by the finishing stage
     for page in site.glob("papers/*/index.html"):
         related = page.read_text(encoding="utf-8").split('id="related-papers"', 1)[1]
         assert related.count("<li><a href=") == 5, page

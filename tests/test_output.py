@@ -212,7 +212,7 @@ def test_replaced_folders_are_removed_after_the_build(project: dict, fake_embedd
 
 
 def test_an_owners_plugin_or_hook_gets_a_copied_site(tmp_path: Path) -> None:
-    from generator.site.mkdocs_config import site_files_may_be_shared
+    from generator.engine.settings import site_files_may_be_shared
 
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\n")
@@ -395,7 +395,7 @@ def test_a_rebuild_keeps_unchanged_pages_by_their_recorded_size_and_time(
 def test_a_site_whose_navigation_gains_or_loses_topics_is_built_anew(tmp_path: Path) -> None:
     """Every page shows the navigation, so an update that rebuilt only the changed pages would leave
     the others naming (or missing) Topics: the settings part of the fingerprint differs."""
-    from generator.site.output import site_fingerprint
+    from generator.site_build import site_fingerprint
 
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\n", encoding="utf-8")
@@ -403,6 +403,8 @@ def test_a_site_whose_navigation_gains_or_loses_topics_is_built_anew(tmp_path: P
     unlisted = site_fingerprint("docs", config, "Name", nav_lists_topics=False)
     assert listed.settings != unlisted.settings and listed.docs == unlisted.docs
     assert site_fingerprint("docs", config, "Name") == listed
+    # Another engine renders every page otherwise: its site is built anew too.
+    assert site_fingerprint("docs", config, "Name", engine="zensical").settings != listed.settings
 
 
 def test_a_site_without_search_by_meaning_ships_no_runtime_and_no_switch(

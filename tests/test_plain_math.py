@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.site.plain_math import unicode_math
-from generator.site.render import _readable_title
+from generator.site.plain_math import readable_title, unicode_math
 
 
 @pytest.mark.parametrize(
@@ -28,7 +27,7 @@ from generator.site.render import _readable_title
     ],
 )
 def test_a_title_reads_as_unicode_where_math_is_not_rendered(title: str, plain: str) -> None:
-    assert _readable_title(title) == plain
+    assert readable_title(title) == plain
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))

@@ -20,10 +20,7 @@ import pytest
 
 from generator.build import BuildRequest, build_digest
 from generator.errors import DigestError
-from generator.progress import Reporter
-from generator.project.settings import Settings, load_settings
-from generator.site.output import build_lock
-from generator.site.preview import (
+from generator.preview import (
     BANNER_CLASS,
     Preview,
     PreviewTarget,
@@ -34,6 +31,9 @@ from generator.site.preview import (
     served_site_url,
     with_banner,
 )
+from generator.progress import Reporter
+from generator.project.settings import Settings, load_settings
+from generator.site.output import build_lock
 from generator.sources.identity import ADDRESS_RECORD
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder, write_text_input
 
@@ -148,7 +148,7 @@ def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -
     assert NEW_WORD in built and "livereload(" not in built
     # The page's policy lets exactly that script run, by its hash.
     script = later.rsplit("<script>", 1)[1].split("</script>", 1)[0]
-    from generator.site.csp import InlineScript
+    from generator.finish.csp import InlineScript
 
     assert InlineScript(script, 0).source in later.split("script-src", 1)[1].split(";", 1)[0]
     assert f"rebuilt after {running.source} changed in " in running.terminal.getvalue()
@@ -156,7 +156,7 @@ def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -
 
 
 def test_pages_are_sent_while_a_rebuild_runs(running: Running, monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator.site import preview
+    from generator import preview
 
     rebuilding = threading.Event()
 

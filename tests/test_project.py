@@ -15,11 +15,18 @@ from generator.analysis.embed import (
     resolve_precision,
 )
 from generator.cli import main
+from generator.engine.settings import (
+    THEME_FOLDER,
+    complete_settings,
+    generator_defaults,
+    load_digest_config,
+    merged_settings,
+    written_settings,
+)
 from generator.errors import DigestError
 from generator.project import find_digest_folder
 from generator.project.install_source import running_install_source
 from generator.project.scaffold import new_digest
-from generator.site.mkdocs_config import HOOK_FILE, generator_defaults, load_digest_config, merged_settings
 from generator.site.output import MANIFEST_NAME
 from generator.sources import read_collection
 from tests.conftest import PROJECT_ROOT, write_text_input
@@ -80,7 +87,7 @@ def test_owner_settings_are_merged_with_the_generators() -> None:
     }
     merged = merged_settings(owner)
     ours = generator_defaults()
-    assert merged["hooks"] == [str(HOOK_FILE), "my_hook.py"]
+    assert merged["hooks"] == ["my_hook.py"]  # the owner's (MkDocs runs them; Zensical does not)
     # Search is the site's own (Pagefind): Material's search plugin would add a second box.
     assert merged["plugins"] == ["tags"]
     toc = next(e for e in merged["markdown_extensions"] if isinstance(e, dict) and "toc" in e)["toc"]
@@ -104,11 +111,20 @@ def test_a_digest_config_loads_with_the_generators_settings(tmp_path: Path) -> N
     config = load_digest_config(
         tmp_path / "d" / "mkdocs.yml", docs_dir=str(tmp_path / "docs"), site_dir=str(tmp_path / "s")
     )
-    assert config["site_name"] == "Paper Digest"  # a placeholder: the hook names the site after the digest
+    assert config["site_name"] == "Paper Digest"  # a placeholder: the complete settings name the site
     assert config["theme"].name == "material"
     assert "pymdownx.arithmatex" in config["markdown_extensions"]
     assert "material/search" not in config["plugins"], "search is Pagefind's, not Material's"
-    assert str(HOOK_FILE) in config["plugins"]  # MkDocs runs hooks as plugins named by their file
+    # The complete settings: named after the digest (its docs manifest), Paper Digest's templates.
+    (tmp_path / "docs" / ".paper-digest-manifest.json").write_text('{"name": "A & B", "files": []}')
+    values = complete_settings(tmp_path / "d" / "mkdocs.yml", tmp_path / "docs", tmp_path / "s")
+    with written_settings(values, tmp_path / "d" / "mkdocs.yml") as settings:
+        written = yaml.load(settings.path.read_text(), Loader=yaml.Loader)
+        assert settings.path.parent == tmp_path / "d" and settings.site_name == "A & B"
+    assert not settings.path.exists()
+    assert written["site_name"] == "A &amp; B"  # themes print it as HTML
+    assert written["theme"]["custom_dir"] == str(THEME_FOLDER)
+    assert written["docs_dir"] == "../docs" and "Topics" not in str(written["nav"])
     assert yaml.safe_load((tmp_path / "d" / "mkdocs.yml").read_text().replace("!ENV", ""))["strict"] is True
 
 
@@ -217,3 +233,20 @@ def test_meaning_search_is_a_switch(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.paper-digest]\nmeaning_search = "no"\n')
     with pytest.raises(DigestError, match="'meaning_search' must be true or false"):
         load_settings(tmp_path)
+
+
+def test_the_engine_is_mkdocs_unless_the_digest_or_the_command_names_zensical(tmp_path: Path) -> None:
+    from generator.cli import _parser, _settings
+    from generator.project import find_digest_folder
+    from generator.project.settings import load_settings
+
+    new_digest(tmp_path / "d")
+    assert load_settings(tmp_path / "d").engine == "mkdocs"
+    (tmp_path / "d" / "pyproject.toml").write_text('[tool.paper-digest]\nengine = "zensical"\n')
+    assert load_settings(tmp_path / "d").engine == "zensical"
+    folder = find_digest_folder(tmp_path / "d")
+    arguments = _parser().parse_args(["build", "--engine", "mkdocs", "--project", str(tmp_path / "d")])
+    assert _settings(arguments, folder).engine == "mkdocs"  # the option wins
+    (tmp_path / "d" / "pyproject.toml").write_text('[tool.paper-digest]\nengine = "hugo"\n')
+    with pytest.raises(DigestError, match="'engine' must be one of mkdocs, zensical"):
+        load_settings(tmp_path / "d")

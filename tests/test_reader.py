@@ -7,7 +7,6 @@ import json
 import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
-from types import SimpleNamespace
 
 import bibtexparser
 import feedparser
@@ -15,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.finish.pages import FinishOptions, finish_site
 from generator.model import Paper, SourceLocation, TitledPaper
 from generator.site.bibtex import bibtex_entry, bibtex_key, venue_kind
 from generator.site.feed import ATOM, FEED_NAME, FEED_SIZE, atom_feed
-from generator.site.hook import _head_tags
 from generator.site.render import EXPLORE_DATA, PageRenderer, citation_meta, explore_facets
 from generator.site.search_text import readable_math, readable_tex, searchable_page
 from tests.conftest import SAMPLE_ABSTRACTS
@@ -112,7 +111,7 @@ def test_venue_kind() -> None:
 # Google Scholar tags
 
 
-def test_citation_tags_and_their_escaping(fake_embedder) -> None:
+def test_citation_tags_and_their_escaping(fake_embedder, tmp_path: Path) -> None:
     papers = [
         _paper(
             id=f"p{i}",
@@ -137,12 +136,22 @@ def test_citation_tags_and_their_escaping(fake_embedder) -> None:
     assert [value for name, value in tags if name == "citation_author"] == list(HOSTILE_AUTHORS)
     assert dict(citation_meta(digest.papers[1]))["citation_abstract_html_url"] == "https://example.org/abs"
 
-    page = SimpleNamespace(url="papers/x/", meta={"citation": tags})
-    with_feed = Path(__file__).parent  # any folder: the feed's link needs docs/feed.xml
-    head = _head_tags(page, {"docs_dir": str(with_feed), "site_name": "A <b>"})
+    # Through the Markdown, as the engine passes it on, and the finishing stage into the page's head.
+    import markdown
+
+    page = PageRenderer().render(digest)[f"papers/{digest.papers[0].entry.slug}.md"]
+    site = tmp_path / "site"
+    (site / "papers" / "x").mkdir(parents=True)
+    (site / FEED_NAME).write_text("<feed/>", encoding="utf-8")  # the feed's link needs a feed
+    body = markdown.markdown(page.split("---\n", 2)[2])
+    built = f"<html><head><title>x</title></head><body><article>{body}</article></body></html>"
+    (site / "papers" / "x" / "index.html").write_text(built, encoding="utf-8")
+    finish_site(site, tmp_path / "docs", FinishOptions("A <b>", None, ()))
+    head = (site / "papers" / "x" / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    assert 'href="../../feed.xml"' in head and 'title="A &lt;b&gt;"' in head
     assert "<script" not in head and "<b>" not in head
     assert 'content="Ann &lt;b&gt;Bold&lt;/b&gt; and Bob"' in head
-    assert "&quot;title&quot;" in head
+    assert "&#34;title&#34;" in head
 
 
 # Atom feed
@@ -240,7 +249,7 @@ def test_explore_data_holds_every_paper_compactly(fake_embedder) -> None:
     assert '<p class="paper-meta" data-explore="../../explore/">' in page
     assert "<span data-author>Ann</span>, <span data-author>Bob</span>" in page
     assert re.search(
-        r'<div class="copy paper-bibtex" data-search-exclude>\s*<p>.*</p>\s*<pre><code>@inproceedings{', page
+        r'<div class="copy paper-bibtex" data-pagefind-ignore>\s*<p>.*</p>\s*<pre><code>@inproceedings{', page
     )
 
 

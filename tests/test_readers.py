@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from generator.engine.settings import configured_site_url
 from generator.errors import DigestError, InputError
 from generator.model import Paper, SourceLocation
 from generator.project.settings import columns_option
-from generator.site.mkdocs_config import configured_site_url
 from generator.sources import ReadOptions, read_collection
 from generator.sources.base import one_line, paragraphs
 from tests import paper_exports

@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from generator.analysis.analyse import analyse
+from generator.finish.pages import moved_head_tags, unwrapped_html
 from generator.model import Collection, Paper, SourceLocation
 from generator.progress import Reporter
-from generator.site.hook import on_page_content
 from generator.site.render import (
     MIN_PAPERS_PER_KEYWORD_PAGE,
     PageRenderer,
@@ -23,11 +23,11 @@ from tests.conftest import SAMPLE_ABSTRACTS
 
 
 def to_html(text: str) -> str:
-    """Markdown as the site shows it: the HTML the templates hand the site's hook in comments unwrapped."""
+    """Markdown as the site shows it: the HTML the templates carry in comments, unwrapped."""
     html = markdown.markdown(
         text, extensions=["pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}}
     )
-    return on_page_content(html, page=None, config=None, files=None)
+    return unwrapped_html(html)
 
 
 def test_html_in_abstracts_is_shown_as_text() -> None:
@@ -112,12 +112,15 @@ def test_hostile_paper_page_has_no_markup_from_input(fake_embedder) -> None:
     evil = next(p for p in digest.papers if p.entry.paper.id == "evil")
     page = files[f"papers/{evil.entry.slug}.md"]
     front_matter = yaml.safe_load(page.split("---\n")[1])
-    assert set(front_matter) == {"title", "paper_id", "keywords", "citation", "template"}
+    assert set(front_matter) == {"title", "paper_id", "keywords", "template"}
     assert front_matter["template"] == "generated-page.html"
     assert front_matter["title"] == 'Evil "title" --- layout: x &lt;script&gt;'
-    # The Google Scholar tags hold the text as it is: the hook escapes them as attributes.
-    assert dict(front_matter["citation"])["citation_title"] == 'Evil "title" --- layout: x <script>'
-    body = to_html(page.split("---\n", 2)[2])
+    # The Google Scholar tags travel in the Markdown to the page's head, escaped as attributes.
+    body, head = moved_head_tags(to_html(page.split("---\n", 2)[2]))
+    assert (
+        '<meta name="citation_title" content="Evil &#34;title&#34; --- layout: x &lt;script&gt;">' in head[0]
+    )
+    assert "paper-digest-head" not in body
     assert "<script" not in body and "<b>" not in body
     assert "{{ 7*7 }}" in body
     assert "javascript:" not in body
@@ -241,10 +244,8 @@ def test_a_long_list_links_a_few_pages_and_every_page_is_reachable() -> None:
 
 def test_topics_are_mentioned_only_when_the_digest_has_some(fake_embedder, tmp_path: Path) -> None:
     from dataclasses import replace as replaced
-    from types import SimpleNamespace
 
-    from generator.site.hook import on_config
-    from generator.site.mkdocs_config import TOPICS_INDEX, generator_defaults, has_topic_pages
+    from generator.engine.settings import TOPICS_INDEX, complete_settings, has_topic_pages
     from generator.site.output import MANIFEST_NAME
 
     digest = _digest(fake_embedder, _papers())
@@ -261,11 +262,11 @@ def test_topics_are_mentioned_only_when_the_digest_has_some(fake_embedder, tmp_p
     assert has_topic_pages(list(with_topics)) and not has_topic_pages(list(bare))
 
     def nav_for(files: list[str], docs: Path) -> list:
-        """The navigation the site's hook gives a build of docs whose manifest lists ``files``."""
+        """The navigation the complete settings give a build of docs whose manifest lists ``files``."""
         docs.mkdir()
         (docs / MANIFEST_NAME).write_text(json.dumps({"name": "N", "files": files}), encoding="utf-8")
-        theme = SimpleNamespace(dirs=[], custom_dir=None)
-        return on_config({"theme": theme, "docs_dir": str(docs), "nav": generator_defaults()["nav"]})["nav"]
+        (docs.parent / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+        return complete_settings(docs.parent / "mkdocs.yml", docs, docs.parent / "site")["nav"]
 
     assert {"Topics": TOPICS_INDEX} in nav_for(list(with_topics), tmp_path / "with")
     nav = nav_for(list(bare), tmp_path / "bare")

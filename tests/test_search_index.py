@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.site import search_index
+from generator.finish import search_index
 from generator.site.search_text import SEARCHED
 from tests.conftest import search_records
 

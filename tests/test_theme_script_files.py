@@ -1,13 +1,13 @@
-"""The theme's inline scripts move into shared files (generator/site/theme_script_files.py)."""
+"""The theme's inline scripts move into shared files (generator/finish/theme_script_files.py)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from generator.site.csp import inline_scripts, theme_scripts, with_policy
-from generator.site.shared_files import write_shared_file
-from generator.site.theme_script_files import SCRIPTS_FOLDER, share_theme_scripts
+from generator.finish.csp import inline_scripts, theme_scripts, with_policy
+from generator.finish.shared_files import write_shared_file
+from generator.finish.theme_script_files import SCRIPTS_FOLDER, share_theme_scripts
 from tests.test_csp import MATERIAL_TEMPLATES, SCOPE, page
 
 THEME = theme_scripts([MATERIAL_TEMPLATES])

@@ -51,7 +51,8 @@ from generator.cache.database import CACHE_DATABASE
 from generator.model import Collection, Keyword, Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import load_settings
-from generator.site.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer, _readable_title
+from generator.site.plain_math import readable_title
+from generator.site.render import MAP_DATA, MAP_DATA_PREFIX, PageRenderer
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder, embed_views
 
 THEMES = {
@@ -538,7 +539,7 @@ def test_topic_pages_map_and_export(fake_embedder) -> None:
     assert {point[2] for point in data["papers"]} == set(range(len(digest.topics)))
     assert [t["label"] for t in data["topics"]] == [t.label for t in digest.topics]
     assert 'data-src="../assets/paper-map.js"' in files["map.md"]
-    assert _readable_title("$\\bf{\\Phi}_\\textrm{Flow}$: \\texttt{MoE} {x}") == "Φ_Flow: MoE x"
+    assert readable_title("$\\bf{\\Phi}_\\textrm{Flow}$: \\texttt{MoE} {x}") == "Φ_Flow: MoE x"
     assert len(files["map.md"].encode()) < 4_000
 
 

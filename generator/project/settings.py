@@ -11,6 +11,9 @@ from generator.analysis.embed import DEFAULT_MODEL, DEVICES, PRECISIONS
 from generator.errors import DigestError
 from generator.sources.base import PAPER_FIELDS
 
+ENGINES = ("mkdocs", "zensical")
+"""The renderers a site can be built with (``generator.engine``); MkDocs + Material is the default."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -33,6 +36,8 @@ class Settings:
     meaning_search: bool = True
     """Ship search by meaning (the model, 34 MB, and the runtime, 14 MB, fetched only by readers who
     ask for it); ``false`` leaves the site's search to words."""
+    engine: str = "mkdocs"
+    """What renders the site's pages: ``mkdocs`` (MkDocs + Material) or ``zensical``."""
 
     def resolve(self, path: Path) -> Path:
         """A configured path, relative to the project root unless absolute."""
@@ -105,8 +110,8 @@ def load_settings(project_root: Path) -> Settings:
             if not isinstance(value, bool):
                 raise DigestError(f"{pyproject}: {key!r} must be true or false")
             values[name] = value
-        elif name in ("precision", "device"):
-            choices = PRECISIONS if name == "precision" else DEVICES
+        elif name in ("precision", "device", "engine"):
+            choices = {"precision": PRECISIONS, "device": DEVICES, "engine": ENGINES}[name]
             if value not in choices:
                 raise DigestError(f"{pyproject}: {key!r} must be one of {', '.join(choices)}")
             values[name] = value

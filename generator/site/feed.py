@@ -2,7 +2,7 @@
 
 Papers are ordered by the year the input gives, newest first, and within a year (or without one) in
 input order; the newest ``FEED_SIZE`` are kept. Links are relative to the feed (a feed
-reader resolves them against the feed's address; the site's hook adds ``xml:base`` when the site's
+reader resolves them against the feed's address; the finishing stage adds ``xml:base`` when the site's
 address is known). An input gives no date finer than the year, so an entry's ``updated`` is 1 January
 of its year, or the Unix epoch without one: the feed stays the same from build to build of the same
 papers.
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from generator import DISTRIBUTION, __version__
 from generator.model import Digest
+from generator.site.plain_math import readable_title
 
 FEED_NAME = "feed.xml"
 FEED_SIZE = 50
@@ -32,8 +33,6 @@ def xml_text(text: str) -> str:
 
 def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
     """The feed of ``digest``; ``urls`` are the papers' page addresses relative to the site root."""
-    from generator.site.render import _readable_title
-
     order = sorted(range(len(digest.papers)), key=lambda i: (-(digest.papers[i].entry.paper.year or 0), i))
     order = order[:FEED_SIZE]
     ElementTree.register_namespace("", ATOM)
@@ -60,7 +59,7 @@ def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
         paper = digest.papers[index]
         source = paper.entry.paper
         entry = child(feed, "entry")
-        child(entry, "title", " ".join(xml_text(_readable_title(paper.entry.title)).split()), type="text")
+        child(entry, "title", " ".join(xml_text(readable_title(paper.entry.title)).split()), type="text")
         child(entry, "link", rel="alternate", type="text/html", href=urls[index])
         child(entry, "id", uuid.uuid5(namespace, source.id).urn)
         child(entry, "updated", _updated(source.year))

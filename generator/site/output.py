@@ -1,11 +1,11 @@
-"""Writing the docs folder and building it with MkDocs, replacing the old site only on success."""
+"""The docs folder written (staged beside the old one, with a manifest of what the generator wrote) and,
+with the site the later stages build from it, swapped in only when everything succeeded."""
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from generator import source_fingerprint
 from generator.errors import DigestError
 
 MANIFEST_NAME = ".paper-digest-manifest.json"
@@ -321,7 +320,7 @@ class StagedOutput:
 
         With ``share_files`` the copy's files are hard links to the published ones (where the file
         system allows), which costs no copying: only for a build whose every writer replaces a file
-        rather than rewriting it (``generator.site.update``, ``mkdocs_config.site_files_may_be_shared``).
+        rather than rewriting it (``generator.engine.mkdocs_update``, ``settings.site_files_may_be_shared``).
         """
         if self.site_dir is None or self.staged_site is None:
             return False
@@ -378,33 +377,6 @@ class SiteFingerprint:
         return {"docs": self.docs, "settings": self.settings}
 
 
-def site_fingerprint(
-    docs_fingerprint: str,
-    config_file: Path,
-    site_name: str,
-    nav_lists_topics: bool = True,
-    site_url: str | None = None,
-) -> SiteFingerprint:
-    """The docs' hash, and one of mkdocs.yml, Paper Digest's own MkDocs settings, the environment they
-    read, the digest's name and whether the navigation lists Topics (every page shows both), the
-    versions of MkDocs, the theme and Pagefind, and this package's code (its hooks). The site's date
-    (``generator.site.source_date``) goes with the docs: only the sitemap shows it, and every build,
-    an update too, writes the sitemap whole."""
-    from importlib.metadata import version
-
-    from generator.site.mkdocs_config import settings_fingerprint
-
-    parts = [config_file.read_text(encoding="utf-8"), settings_fingerprint(), site_name]
-    parts += [] if nav_lists_topics else ["no topics in the navigation"]
-    parts += [f"{name}={os.environ.get(name, '')}" for name in ("SITE_URL", "REPO_URL")]
-    parts += [f"site_url={site_url}"] if site_url else []
-    parts += [f"{package}={version(package)}" for package in ("mkdocs", "mkdocs-material", "pagefind-bin")]
-    parts.append(source_fingerprint())
-    settings = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
-    dated_docs = f"{docs_fingerprint} SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '')}"
-    return SiteFingerprint(docs=dated_docs, settings=settings)
-
-
 def _link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
@@ -420,53 +392,6 @@ def _inside(root: Path, relative: str) -> Path:
     if not path.parts or path.is_absolute() or ".." in path.parts:
         raise DigestError(f"refusing to write {relative!r}: it is outside {root}")
     return root / path
-
-
-def _show_mkdocs_warnings() -> None:
-    logger = logging.getLogger("mkdocs")
-    if not any(getattr(h, "_paper_digest", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
-        handler.setLevel(logging.WARNING)
-        handler.setFormatter(logging.Formatter("mkdocs %(levelname)s: %(message)s"))
-        handler._paper_digest = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-
-
-def build_site(
-    config_file: Path,
-    docs_dir: Path,
-    site_dir: Path,
-    update: bool = False,
-    removed_docs: Sequence[str] = (),
-    site_url: str | None = None,
-) -> None:
-    """Run ``mkdocs build`` from ``docs_dir`` into ``site_dir`` (a staging folder). It is emptied first,
-    unless ``update``: then it holds a copy of the previous site, built with the same settings, and
-    only pages whose Markdown changed are built again (``generator.site.update``); ``removed_docs``
-    are the docs files gone since, whose pages are removed. ``site_url`` wins over mkdocs.yml's."""
-    from mkdocs.commands.build import build
-    from mkdocs.exceptions import Abort, MkDocsException
-
-    from generator.site.mkdocs_config import load_digest_config
-    from generator.site.update import QuietDirtyWarning, SiteUpdate
-
-    _show_mkdocs_warnings()
-    served_at = {"site_url": site_url} if site_url else {}
-    config = load_digest_config(
-        config_file, docs_dir=str(docs_dir.resolve()), site_dir=str(site_dir.resolve()), **served_at
-    )
-    build_logger = logging.getLogger("mkdocs.commands.build")
-    quiet = QuietDirtyWarning()
-    if update:
-        config.plugins["paper-digest-site-update"] = SiteUpdate(site_dir.resolve(), list(removed_docs))
-        build_logger.addFilter(quiet)
-    try:
-        build(config, dirty=update)
-    except (Abort, MkDocsException) as error:
-        raise DigestError(f"mkdocs build failed: {error}") from None
-    finally:
-        build_logger.removeFilter(quiet)
 
 
 def _swap_in(new: Path, target: Path) -> None:
@@ -507,20 +432,3 @@ if os.fork() == 0:
     for folder in sys.argv[1:]:
         shutil.rmtree(folder, ignore_errors=True)
 """
-
-
-def _show_served_address() -> None:
-    """MkDocs' livereload server logs its address at INFO, below what ``_show_mkdocs_warnings`` shows:
-    print that line (once the socket is bound, so the address is the real one)."""
-
-    class ServedAddress(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            # "[12:00:00] Serving on http://127.0.0.1:8000/" (MkDocs stamps the time in front)
-            _, found, address = record.getMessage().partition("Serving on ")
-            if found:
-                print(f"serving the digest on {address.split()[0]} (Ctrl-C to stop)", flush=True)
-
-    logger = logging.getLogger("mkdocs.livereload")
-    if not any(isinstance(h, ServedAddress) for h in logger.handlers):
-        logger.addHandler(ServedAddress(logging.INFO))
-        logger.setLevel(logging.INFO)

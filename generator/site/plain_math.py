@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
+from generator.analysis.text import find_math_spans
 from generator.site.search_text import TEX_COMMAND, TEX_WRAPPERS
 
 _GREEK = {
@@ -109,3 +111,27 @@ def _script(match: re.Match[str]) -> str:
     if body and all(character in table for character in body):
         return "".join(table[character] for character in body)
     return f"{marker}{body}"
+
+
+def with_math_as(text: str, formula_text: Callable[[str], str], other_text: Callable[[str], str]) -> str:
+    """``text`` on one line with each formula (its TeX without delimiters) given by ``formula_text``
+    and what is between formulas by ``other_text``."""
+    pieces, last = [], 0
+    for start, end in find_math_spans(text):
+        formula = text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)")
+        pieces += [other_text(text[last:start]), formula_text(formula)]
+        last = end
+    pieces.append(other_text(text[last:]))
+    return " ".join("".join(pieces).split())
+
+
+def readable_title(title: str) -> str:
+    """A title as plain text where no MathJax renders it (the map's tooltips, the feed, citation
+    metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``. TeX
+    written outside ``$…$`` ("\\texttt{MoE}") is unwrapped too, but "ego_exo" stays as it is."""
+    return with_math_as(
+        title, unicode_math, lambda words: _TEX_OUTSIDE_MATH.sub(lambda m: unicode_math(m.group(0)), words)
+    )
+
+
+_TEX_OUTSIDE_MATH = re.compile(r"\\[A-Za-z]+\*?(?:\{[^{}]*\})?|[{}]")

@@ -2,9 +2,10 @@
 entries keep working (``generator.sources.identity`` says which addresses those are).
 
 Each is a small HTML file of its own, written into the docs folder where the paper's page was
-(``papers/<address>/index.html``): MkDocs copies it as it is, so it is no page of the site's: not in the
-sitemap, not in the navigation, and not in the search index (Pagefind indexes only the pages the hook
-marks). A moved paper's page sends the reader on at once with ``<meta http-equiv="refresh">``, which
+(``papers/<address>/index.html``): the engine copies it as it is, so it is no page of the site's: not
+in the sitemap, not in the navigation, and not in the search index (Pagefind indexes only the pages
+the finishing stage marks; it leaves files copied from the docs as they are). A moved paper's page
+sends the reader on at once with ``<meta http-equiv="refresh">``, which
 needs no script, so the page's Content-Security-Policy refuses every script and every other source. A
 removed paper's page says so and links the home page; it does not go there by itself, since a timed
 refresh moves a reader on before they may have read the note (WCAG 2.2.1, axe's meta-refresh).

@@ -34,7 +34,7 @@ from generator.progress import plural
 from generator.site.bibtex import bibtex_entry, bibtex_file, citation_of, citation_text
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
-from generator.site.plain_math import unicode_math
+from generator.site.plain_math import readable_title, with_math_as
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -173,19 +173,7 @@ def _literal_segment(text: str) -> str:
 
 def plain_title(text: str) -> str:
     """A title as plain text for the browser tab and search: math keeps its TeX, minus delimiters."""
-    return _with_math_as(text, lambda formula: formula, lambda words: words)
-
-
-def _with_math_as(text: str, formula_text: Callable[[str], str], other_text: Callable[[str], str]) -> str:
-    """``text`` on one line with each formula (its TeX without delimiters) given by ``formula_text``
-    and what is between formulas by ``other_text``."""
-    pieces, last = [], 0
-    for start, end in find_math_spans(text):
-        formula = text[start:end].strip("$").removeprefix("\\(").removesuffix("\\)")
-        pieces += [other_text(text[last:start]), formula_text(formula)]
-        last = end
-    pieces.append(other_text(text[last:]))
-    return " ".join("".join(pieces).split())
+    return with_math_as(text, lambda formula: formula, lambda words: words)
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-f]+|[0-9a-z]+);", re.I)
@@ -512,7 +500,7 @@ class PageRenderer:
             papers.append(
                 [
                     self.site_path(path),
-                    _readable_title(paper.entry.title),
+                    readable_title(paper.entry.title),
                     [authors.setdefault(name, len(authors)) for name in source.authors],
                     [keywords[k] for k in own_keywords],
                     -1 if paper.topic is None else paper.topic,
@@ -657,7 +645,7 @@ class PageRenderer:
                 [
                     *(_map_point(paper.map_position) or [0.5, 0.5]),
                     -1 if paper.topic is None else paper.topic,
-                    _readable_title(paper.entry.title),
+                    readable_title(paper.entry.title),
                     self.site_path(path),
                 ]
                 for paper, path in zip(digest.papers, paper_paths, strict=True)
@@ -840,12 +828,13 @@ _PAGE_RANGE = re.compile(r"^\s*([^-–—\s]+)\s*(?:[-–—]+\s*([^-–—\s]+)
 
 def citation_meta(paper: AnalysedPaper) -> list[list[str]]:
     """The paper's Google Scholar (Highwire Press) tags as ``[name, content]`` pairs, in the order
-    Scholar's inclusion guidelines list them; the site's hook writes them into the page's head. Only
-    what the source gave: no ``citation_title`` for a title Paper Digest derived, the venue tag its
-    entry type calls for (``citation_journal_title`` for an ``@article`` …)."""
+    Scholar's inclusion guidelines list them; the page's Markdown carries them to the finishing
+    stage, which writes them into the page's head. Only what the source gave: no ``citation_title``
+    for a title Paper Digest derived, the venue tag its entry type calls for
+    (``citation_journal_title`` for an ``@article`` …)."""
     source = paper.entry.paper
     citation = citation_of(paper.entry)
-    tags = [] if paper.entry.title_was_derived else [["citation_title", _readable_title(paper.entry.title)]]
+    tags = [] if paper.entry.title_was_derived else [["citation_title", readable_title(paper.entry.title)]]
     tags += [["citation_author", name] for name in source.authors]
     if source.year:
         tags.append(["citation_publication_date", str(source.year)])
@@ -883,18 +872,6 @@ def _topic_paths(digest: Digest) -> list[str]:
         taken.add(slug)
         paths.append(f"{TOPICS_DIR}/{slug}.md")
     return paths
-
-
-def _readable_title(title: str) -> str:
-    """A title as plain text where no MathJax renders it (the map's tooltips, the feed, citation
-    metadata): its TeX as Unicode (``generator.site.plain_math``), "k ≥ 0" for ``$k \\ge 0$``. TeX
-    written outside ``$…$`` ("\\texttt{MoE}") is unwrapped too, but "ego_exo" stays as it is."""
-    return _with_math_as(
-        title, unicode_math, lambda words: _TEX_OUTSIDE_MATH.sub(lambda m: unicode_math(m.group(0)), words)
-    )
-
-
-_TEX_OUTSIDE_MATH = re.compile(r"\\[A-Za-z]+\*?(?:\{[^{}]*\})?|[{}]")
 
 
 def _slug_of(path: str) -> str:

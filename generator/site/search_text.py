@@ -1,4 +1,4 @@
-"""What the search index reads of a page (``generator.site.search_index``), and readable formulas.
+"""What the search index reads of a page (``generator.finish.search_index``), and readable formulas.
 
 Formulas in a page are TeX in arithmatex's delimiters (``\\(3.1\\times\\)``), which a search result
 would show raw. Here they become plain text that keeps TeX's command names as words (``3.1 times``),
@@ -67,9 +67,9 @@ def readable_math(html: str) -> str:
 
 
 SEARCHED = "data-pagefind-body"
-"""Marks the article of a page that search finds (``generator.site.hook`` writes it on every page
-whose front matter does not say ``search: exclude``); Pagefind's own name for it, so Pagefind run by
-hand on the site indexes the same pages."""
+"""Marks the article of a page that search finds (``generator.finish.pages`` writes it on every page
+whose Markdown does not say ``<!--paper-digest-not-searched-->``); Pagefind's own name for it, so
+Pagefind run by hand on the site indexes the same pages."""
 
 _SEARCHED_ARTICLE = re.compile(rf"<article\b[^>]*\b{SEARCHED}\b[^>]*>")
 _LANGUAGE = re.compile(r"<html\b[^>]*\blang=\"?([A-Za-z-]+)")
@@ -84,7 +84,8 @@ def searchable_page(html: str) -> str | None:
     """What Pagefind indexes of a built page: its article, as a page of its own, with formulas as
     ``readable_math`` (the excerpts a search shows are read from this text), without ``¶``
     permalinks and without what the page keeps out of search (``data-search-exclude``, as Material's
-    search read it: an element, or a heading's whole section). A paper's authors, venue and link
+    search read it, or ``data-pagefind-ignore``, which Zensical leaves in the page: an element, or a
+    heading's whole section). A paper's authors, venue and link
     move after its abstract, with the authors as the result's ``authors``: a result shows them on a
     line of their own, and its excerpt is the text after the title (``javascripts/search.js``), so it
     starts with the abstract. The note on a title Paper Digest wrote is not searched. ``None`` when
@@ -110,12 +111,15 @@ def searchable_page(html: str) -> str | None:
     return f'<!DOCTYPE html><html lang="{lang}">{head}<body>{article}</body></html>'
 
 
+_EXCLUDED = ("data-search-exclude", "data-pagefind-ignore")
+
+
 def _without_excluded_sections(article: str) -> str:
-    """``article`` less each heading marked ``data-search-exclude`` and what follows it up to the next
-    heading of its level or above."""
+    """``article`` less each heading marked ``data-search-exclude`` or ``data-pagefind-ignore`` and
+    what follows it up to the next heading of its level or above."""
     position = 0
     while (heading := _HEADING.search(article, position)) is not None:
-        if "data-search-exclude" not in heading.group(2):
+        if not any(mark in heading.group(2) for mark in _EXCLUDED):
             position = heading.end()
             continue
         level = int(heading.group(1))

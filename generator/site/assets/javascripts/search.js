@@ -1,5 +1,5 @@
 // The header's search box, over the site's Pagefind index (pagefind/, written at build by
-// generator/site/search_index.py). Pagefind fetches only what a query needs: its entry files and
+// generator/finish/search_index.py). Pagefind fetches only what a query needs: its entry files and
 // WebAssembly once, then the index chunks of the typed words and one fragment per result shown, so
 // the first result takes about as long at 50,000 papers as at 50.
 //

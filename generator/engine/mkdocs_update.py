@@ -3,8 +3,8 @@
 MkDocs has no incremental build; its ``--dirty`` mode renders only the pages whose Markdown is newer
 than their HTML, which is what a small edit needs (a full build of ICML 2024 renders 4,000 pages
 to change a handful). On its own it is meant for previews: pages whose Markdown was removed stay in
-the site. ``SiteUpdate`` removes them, and the hook indexes the whole updated site for search
-(``generator.site.search_index``), so an updated site has the same files as a full build of the
+the site. ``SiteUpdate`` removes them, and the finishing stage indexes the whole updated site for search
+(``generator.finish.search_index``), so an updated site has the same files as a full build of the
 same docs (a test builds both and compares them). It is only used on a copy of a site built with
 the same mkdocs.yml, theme and versions (``generator.site.output`` checks that); anything else gets
 a full build.

@@ -1,4 +1,4 @@
-"""Whitespace minification of the HTML pages MkDocs writes (registered in ``generator/site/hook.py``).
+"""Whitespace minification of the HTML pages an engine writes (run by ``generator/finish/pages.py``).
 
 MkDocs' templates indent their output deeply, and at a whole conference that indentation is about a
 sixth of the site. In text a browser shows any run of spaces, tabs and line breaks as one space (or

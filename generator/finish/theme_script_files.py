@@ -20,7 +20,7 @@ import hashlib
 import html
 from dataclasses import dataclass
 
-from generator.site.csp import ThemeScripts, inline_scripts
+from generator.finish.csp import ThemeScripts, inline_scripts
 
 SCRIPTS_FOLDER = "assets/javascripts/theme"
 

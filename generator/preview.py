@@ -3,7 +3,7 @@ live-reload server.
 
 What is served is the site ``paper-digest build`` makes (``site/`` in the digest), not a copy built for
 the preview. So a rebuild is the build's own incremental one (the analysis and the pages that did not
-change are kept, MkDocs' dirty build runs over the last site: ``generator.site.update``), a ``build``
+change are kept, MkDocs' dirty build runs over the last site: ``generator.engine.mkdocs_update``), a ``build``
 run beside the preview builds the very site it serves, and nothing the preview needs is ever written
 into the site: the server adds it to each page as it sends it (MkDocs' live-reload script, allowed by
 its hash in the page's policy, and a banner when the last rebuild failed).
@@ -23,6 +23,7 @@ edits the build may have read too early) when it has finished.
 from __future__ import annotations
 
 import html
+import logging
 import os
 import socket
 import threading
@@ -38,9 +39,9 @@ from mkdocs.livereload import LiveReloadServer
 
 from generator.build import BuildRequest, build_digest, build_summary, open_backend, open_embedder
 from generator.errors import DigestError
+from generator.finish.csp import allow_inline_script
 from generator.progress import Reporter
 from generator.project.settings import Settings
-from generator.site.csp import allow_inline_script
 from generator.site.output import SITE_STAMP, BuildLockBusy, build_running
 
 POLL_SECONDS = 0.5
@@ -247,7 +248,7 @@ class Preview:
     def start(self) -> PreviewServer:
         """Build, then make the server (bound when ``serve`` runs). A failed first build is reported
         on the pages when there is a site from before to serve; with none, its error is raised."""
-        from generator.site.mkdocs_config import configured_site_url, read_owner_config
+        from generator.engine.settings import configured_site_url, read_owner_config
 
         target = self._target
         config_file = target.settings.resolve(target.settings.mkdocs_config)
@@ -274,8 +275,6 @@ class Preview:
 
     def serve(self) -> None:
         """Serve until ``shutdown`` (or Ctrl-C); rebuilds run in this thread."""
-        from generator.site.output import _show_served_address
-
         server = self.server or self.start()
         _show_served_address()
         names = sorted(_shown(path, self._target.settings.project_root) for path in self._watched)
@@ -461,3 +460,20 @@ def _check_free(address: tuple[str, int]) -> None:
             probe.bind(where)
         except OSError as error:
             raise DigestError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
+
+
+def _show_served_address() -> None:
+    """MkDocs' livereload server logs its address at INFO, below the warnings the build shows:
+    print that line (once the socket is bound, so the address is the real one)."""
+
+    class ServedAddress(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            # "[12:00:00] Serving on http://127.0.0.1:8000/" (MkDocs stamps the time in front)
+            _, found, address = record.getMessage().partition("Serving on ")
+            if found:
+                print(f"serving the digest on {address.split()[0]} (Ctrl-C to stop)", flush=True)
+
+    logger = logging.getLogger("mkdocs.livereload")
+    if not any(isinstance(h, ServedAddress) for h in logger.handlers):
+        logger.addHandler(ServedAddress(logging.INFO))
+        logger.setLevel(logging.INFO)

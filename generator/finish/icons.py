@@ -8,7 +8,7 @@ the browser; the icon is drawn the same, in the text's colour, in light and dark
 
 Nothing is shared between pages in memory: a page's icons name their own file (its name is a hash of
 the icons it holds), so every page with the same header points at the same file, a file is written
-only once, and a rebuild that renders a few pages (``generator/site/update.py``) finds the files of
+only once, and a rebuild that renders a few pages (``generator/engine/mkdocs_update.py``) finds the files of
 the pages it leaves alone where they were.
 
 Only the form Material writes is replaced (an ``svg`` element with just ``xmlns`` and ``viewBox``
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.site.shared_files import write_shared_file
+from generator.finish.shared_files import write_shared_file
 
 ICONS_FOLDER = "assets/icons"
 

@@ -1,0 +1,1 @@
+"""Finishing: any engine's HTML in, the published site out (head tags, CSP, minified, search index)."""
