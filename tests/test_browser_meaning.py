@@ -92,14 +92,17 @@ def _type_query(page: Page, query: str) -> None:
 
 
 def _results_by_meaning(page: Page, full: bool = True) -> list[str]:
-    """Set the full model's switch (pressed for ``full``) and wait for the fused ranking of that encoder;
-    the result links, best first."""
+    """Set the full model's switch (pressed for ``full``) and wait for the fused ranking of that encoder
+    for the whole question in the box (not an answer to the first letters typed); the result links, best
+    first."""
     switch = page.locator(MEANING_SWITCH)
     if (switch.get_attribute("aria-pressed") == "true") != full:
         switch.click()
     wait_until(
         page,
         f"""mode => document.querySelector('{META}')?.dataset.mode === mode
+              && document.querySelector('{META}').dataset.query
+                 === document.querySelector('.paper-search {SEARCH_INPUT}').value.trim()
               && /nearest in meaning/.test(document.querySelector('{META}').textContent)
               && document.querySelectorAll('.paper-search {SEARCH_RESULT}').length > 0""",
         "full" if full else "quick",

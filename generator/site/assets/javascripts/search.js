@@ -363,15 +363,16 @@
       if (answerId !== current) return;
       let fused;
       let wordTotal;
+      const asked = input.value.trim();
       try {
         const module = await pagefind();
         const [words, nearest] = await Promise.all([
           query.text ? module.search(query.text) : { results: [] },
-          window.paperMeaning.search(input.value.trim(), FUSED, model),
+          window.paperMeaning.search(asked, FUSED, model),
         ]);
         if (answerId !== current) return;
         wordTotal = words.results.length;
-        fused = await fusedRanking(input.value.trim(), words.results, nearest, model);
+        fused = await fusedRanking(asked, words.results, nearest, model);
       } catch (error) {
         if (answerId === current) meta.textContent = "Search by meaning is unavailable";
         console.warn("Paper Digest: search by meaning failed", error);
@@ -383,7 +384,8 @@
       more = null;
       list.replaceChildren();
       meta.textContent = found.length === 0 ? say("search.result.none", "No matching documents") : fusedCount(wordTotal, fused.added, fused.nearest);
-      meta.dataset.mode = model; // which encoder answered (the tests and benchmarks read it)
+      meta.dataset.mode = model; // which encoder answered, and to what (the tests and benchmarks read it)
+      meta.dataset.query = asked;
       await drawMore(answerId);
     }
 
@@ -399,6 +401,7 @@
 
     async function answer() {
       const answerId = ++current;
+      const asked = input.value.trim();
       const query = cleaned(input.value);
       const model = input.value.trim() ? await meaningModel() : null;
       if (answerId !== current) return;
@@ -423,6 +426,7 @@
       more = null;
       list.replaceChildren();
       delete meta.dataset.mode;
+      meta.dataset.query = asked;
       meta.textContent =
         found.length === 0
           ? say("search.result.none", "No matching documents")
