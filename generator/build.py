@@ -401,6 +401,7 @@ def _write_and_build(
         record = next_record(settled, *_addresses_and_notes(pending.digest)) if settled is not None else None
         moves = redirects(record) if record is not None else []
         files.update(redirect_files(moves, PAPERS_DIR))
+        files.update(renderer.removed_paper_pages(moves))
         if meaning is not None:
             files.update(_meaning_files(renderer, pending.digest, meaning))
         else:

@@ -15,10 +15,13 @@ from hypothesis import strategies as st
 
 from generator.build import BuildRequest, build_digest
 from generator.errors import DigestError
+from generator.finish.pages import NOT_SEARCHED_MARK
+from generator.finish.sitemap import leave_out_of_sitemap, sitemap_without
 from generator.model import Paper, SourceLocation
 from generator.progress import Reporter
 from generator.project.settings import Settings
-from generator.site.redirects import MOVED_DATA, redirect_page
+from generator.site.redirects import MOVED_DATA, redirect_files, redirect_page, removed_addresses
+from generator.site.render import PageRenderer
 from generator.sources import read_collection
 from generator.sources.base import paper_id_from_abstract
 from generator.sources.identity import (
@@ -188,15 +191,27 @@ def test_the_record_reads_back_and_refuses_a_broken_file(tmp_path: Path) -> None
         read_record(path)
 
 
-def test_redirect_pages_run_no_script_and_lead_on() -> None:
+def test_a_moved_papers_page_runs_no_script_and_leads_on() -> None:
     moved = redirect_page(Redirect("old-abc123", "new-def456"), "papers")
     assert '<meta http-equiv="refresh" content="0; url=../new-def456/">' in moved
     assert "<script" not in moved and "default-src 'none'" in moved
-    removed = redirect_page(Redirect("old-abc123", None), "papers")
-    assert "no longer in the digest" in removed and 'href="../../"' in removed
+    files = redirect_files([Redirect("old-abc123", "new-def456"), Redirect("gone-abc123", None)], "papers")
+    # A removed paper's page is one of the site's (``removed_paper_pages``), not a file of its own.
+    assert set(files) == {"papers/old-abc123/index.html", MOVED_DATA}
+    assert removed_addresses(files[MOVED_DATA]) == ["papers/gone-abc123/"]
+
+
+def test_a_removed_papers_page_is_a_page_of_the_site_that_goes_nowhere_by_itself() -> None:
+    pages = PageRenderer().removed_paper_pages([Redirect("old-abc123", None), Redirect("a-b", "c-d")])
+    assert list(pages) == ["papers/old-abc123.md"]
+    page = pages["papers/old-abc123.md"]
+    assert "\ntemplate: generated-page.html\n" in page and "# This paper is no longer in the digest" in page
+    # Not a paper: out of the search index, and search engines asked to forget it.
+    assert NOT_SEARCHED_MARK in page and '<meta name="robots" content="noindex">' in page
+    assert "[Go to the home page](../index.md)" in page and 'class="paper-not-found"' in page
     # No timed refresh: the reader leaves when they have read the note (axe's meta-refresh).
-    assert 'http-equiv="refresh"' not in removed and "<main>" in removed
-    assert "since." not in removed.replace("has since been", "")
+    assert "refresh" not in page
+    assert "since." not in page.replace("has since been", "")
 
 
 def test_a_removed_papers_page_names_it_and_says_where_it_is_through_later_builds() -> None:
@@ -218,12 +233,25 @@ def test_a_removed_papers_page_names_it_and_says_where_it_is_through_later_build
     given, derived = left[f"page-{papers[0].id}"], left[f"page-{papers[1].id}"]
     assert (given.target, given.page, derived.page) == (None, notes[0], notes[1])
 
-    given_page = redirect_page(given, "papers")
-    assert "“Tidal &lt;Energy&gt; &amp; Estuaries”" in given_page and "chose" not in given_page
+    pages = PageRenderer().removed_paper_pages([given, derived])
+    given_page = pages[f"papers/{given.address}.md"]
+    assert "“Tidal &lt;Energy&gt; &amp; Estuaries”" in given_page and "Paper Digest wrote" not in given_page
+    assert 'title: "No longer in the digest: Tidal &lt;Energy&gt; &amp; Estuaries"' in given_page
     assert '<a href="https://example.org/paper?id=1&amp;v=2">' in given_page
-    derived_page = redirect_page(derived, "papers")
-    assert "“A title chosen from the abstract” (a title the digest chose from its abstract)" in derived_page
+    derived_page = pages[f"papers/{derived.address}.md"]
+    assert (
+        "“A title chosen from the abstract” (a title Paper Digest wrote from its abstract: the paper "
+        "came without one)" in derived_page
+    )
     assert "still at" not in derived_page
+
+
+def test_a_removed_papers_page_shows_its_title_as_the_paper_page_did() -> None:
+    """Markdown and HTML in a title read as written; its math is typeset, as on the paper's page."""
+    note = PageNote("A [link](javascript:x) <b>bold</b> for $\\alpha$-*nets*", False, "javascript:alert(1)")
+    page = PageRenderer().removed_paper_pages([Redirect("x-1", None, note)])["papers/x-1.md"]
+    assert "“A \\[link\\](javascript:x) &lt;b&gt;bold&lt;/b&gt; for $\\alpha$-\\*nets\\*”" in page
+    assert "alert" not in page and "still at" not in page  # no link that is not http(s)
 
 
 def test_a_record_link_that_is_no_web_address_is_refused(tmp_path: Path) -> None:
@@ -283,7 +311,7 @@ def test_edits_keep_addresses_through_builds_and_a_clean_clone(tmp_path: Path) -
     second = build(root, embedder)
     removed = " ".join(ABSTRACTS[5].split()[:6])
     assert {k: v for k, v in second.items() if k in first} == {k: v for k, v in first.items() if k != removed}
-    gone = root / "docs/papers" / first[removed] / "index.html"
+    gone = root / "docs/papers" / f"{first[removed]}.md"
     assert "no longer in the digest" in gone.read_text(encoding="utf-8")
     moved = json.loads((root / "docs" / MOVED_DATA).read_text(encoding="utf-8"))["moved"]
     assert moved == {f"papers/{first[removed]}/": None}
@@ -294,7 +322,7 @@ def test_edits_keep_addresses_through_builds_and_a_clean_clone(tmp_path: Path) -
         root, clone, ignore=shutil.ignore_patterns(".cache", "docs", "site", ".docs.*", ".site.*")
     )
     assert build(clone, FakeEmbedder()) == second
-    assert (clone / "docs/papers" / first[removed] / "index.html").is_file()
+    assert (clone / "docs/papers" / f"{first[removed]}.md").read_text() == gone.read_text()
     assert (clone / ADDRESS_RECORD).read_text() == (root / ADDRESS_RECORD).read_text()
 
 
@@ -358,3 +386,59 @@ def test_a_deeply_nested_record_is_refused(tmp_path: Path) -> None:
     path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     with pytest.raises(DigestError):
         read_record(path)
+
+
+# --- the sitemap ----------------------------------------------------------------------------------
+
+MKDOCS_SITEMAP = """<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+    <url>
+         <loc>https://o.github.io/repo/</loc>
+         <lastmod>2024-07-01</lastmod>
+    </url>
+    <url>
+         <loc>https://o.github.io/repo/papers/gone-abc123/</loc>
+         <lastmod>2024-07-01</lastmod>
+    </url>
+    <url>
+         <loc>https://o.github.io/repo/papers/kept-gone-abc123/</loc>
+         <lastmod>2024-07-01</lastmod>
+    </url>
+</urlset>"""
+ZENSICAL_SITEMAP = """<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+      <url>
+        <loc>/papers/gone-abc123/</loc>
+      </url>
+      <url>
+        <loc>/papers/kept-abc123/</loc>
+      </url>
+</urlset>"""
+
+
+def test_the_removed_papers_pages_leave_either_engines_sitemap_and_no_other_page() -> None:
+    mkdocs = sitemap_without(MKDOCS_SITEMAP, ["papers/gone-abc123/"])
+    assert "gone-abc123/</loc>" in mkdocs and "papers/gone-abc123" not in mkdocs
+    assert (
+        mkdocs.count("<url>") == mkdocs.count("</url>") == 2
+        and "<loc>https://o.github.io/repo/</loc>" in mkdocs
+    )
+    zensical = sitemap_without(ZENSICAL_SITEMAP, ["papers/gone-abc123/"])
+    assert zensical.count("<url>") == 1 and "kept-abc123" in zensical and zensical.endswith("</urlset>")
+    assert sitemap_without(ZENSICAL_SITEMAP, []) == ZENSICAL_SITEMAP
+
+
+def test_the_gzipped_sitemap_is_written_again_with_its_time(tmp_path: Path) -> None:
+    import gzip
+    import io
+
+    (tmp_path / "sitemap.xml").write_text(MKDOCS_SITEMAP, encoding="utf-8")
+    packed = io.BytesIO()
+    with gzip.GzipFile(fileobj=packed, filename="sitemap.xml.gz", mode="wb", mtime=1_700_000_000) as file:
+        file.write(MKDOCS_SITEMAP.encode())
+    (tmp_path / "sitemap.xml.gz").write_bytes(packed.getvalue())
+    leave_out_of_sitemap(tmp_path, ["papers/gone-abc123/"])
+    text = (tmp_path / "sitemap.xml").read_text(encoding="utf-8")
+    assert "papers/gone-abc123/" not in text
+    zipped = (tmp_path / "sitemap.xml.gz").read_bytes()
+    assert gzip.decompress(zipped).decode() == text and zipped[4:8] == packed.getvalue()[4:8]

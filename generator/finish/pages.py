@@ -18,8 +18,10 @@ as a moved paper's redirect page) gets, in this order:
   Content-Security-Policy (``generator.finish.csp``), hashing the inline scripts left.
 
 ``404.html`` (the theme's own page, served at any address, where a relative link to a shared file
-would miss) is only minified and given its policy. Then the feed gets the site's address and the
-whole site is indexed for search (``generator.finish.search_index``).
+would miss) is only minified and given its policy. Then the feed gets the site's address, the
+removed papers' pages (``assets/moved.json`` in the docs lists them) leave the sitemap
+(``generator.finish.sitemap``), and the whole site is indexed for search
+(``generator.finish.search_index``).
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from generator.finish.icons import ICONS_FOLDER, share_icons, write_icon_file
 from generator.finish.minify import minify_html
 from generator.finish.search_index import SearchIndexReport, write_search_index
 from generator.finish.shared_files import write_shared_file
+from generator.finish.sitemap import leave_out_of_sitemap
 from generator.finish.theme_script_files import SCRIPTS_FOLDER, share_theme_scripts
 from generator.site.feed import FEED_NAME
 from generator.site.output import read_manifest
+from generator.site.redirects import MOVED_DATA, removed_addresses
 from generator.site.search_text import SEARCHED
 
 log = logging.getLogger("paper_digest.finish")
@@ -129,6 +133,9 @@ def finish_site(
         finished += 1
         refused += count
     _feed_base(site_dir / FEED_NAME, options.site_url)
+    moved = docs_dir / MOVED_DATA
+    if moved.is_file():
+        leave_out_of_sitemap(site_dir, removed_addresses(moved.read_text(encoding="utf-8")))
     search = write_search_index(site_dir)
     return FinishReport(finished, refused, search)
 

@@ -35,6 +35,7 @@ from generator.site.bibtex import bibtex_entry, bibtex_file, citation_of, citati
 from generator.site.feed import FEED_NAME, atom_feed
 from generator.site.output import LazyFile
 from generator.site.plain_math import readable_title, with_math_as
+from generator.sources.identity import Redirect
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 """The packaged page templates."""
@@ -474,6 +475,28 @@ class PageRenderer:
             citation=citation_meta(paper),
             **shown,
         )
+
+    def removed_paper_pages(self, redirects: Sequence[Redirect]) -> dict[str, str]:
+        """The page at each removed paper's address (a redirect to nowhere): a page of the site like
+        the others, named as the paper's page was, linking the paper where its input gave a link, the
+        home page and the search. Not searched, not in the navigation (``not_in_nav``), marked
+        ``noindex``, and left out of the sitemap by the finishing stage (``assets/moved.json`` lists
+        it)."""
+        template = self._template("removed.md.j2")
+        pages = {}
+        for redirect in redirects:
+            if redirect.target is not None:
+                continue
+            note = redirect.page
+            if note is not None and note.link and not is_safe_url(note.link):
+                note = replace(note, link=None)
+            path = f"{PAPERS_DIR}/{redirect.address}.md"
+            pages[path] = template.render(
+                note=note,
+                heading="This paper is no longer in the digest",
+                home=_relative("index.md", PAPERS_DIR),
+            )
+        return pages
 
     def _root_of(self, markdown_path: str) -> str:
         """The site's root as a URL relative to the page of ``markdown_path``."""
