@@ -2,7 +2,7 @@
 which pages and views), counted by kind of page and rule: the numbers behind
 benchmarks/notes/accessibility.md. tests/test_browser_a11y.py requires none on the bundled digest;
 this runs the same audit on any digest's generated docs folder, built here for the local server's
-address (with a removed paper's page added, as a build leaves one).
+address (with a removed and a moved paper's page added to a copy of it, as a build leaves them).
 
 Needs axe-core: npm ci --prefix tests/axe
 
@@ -23,11 +23,11 @@ sys.path.insert(0, str(PROJECT_ROOT))
 from tests.axe_support import (  # noqa: E402
     AXE_INSTALL,
     VIEWS,
-    add_redirect_pages,
     audit,
     axe_source,
     axe_version,
     page_kinds,
+    with_redirect_pages,
 )
 from tests.browser_support import SiteServer, build_site_at, launched_chromium  # noqa: E402
 
@@ -45,8 +45,8 @@ def main() -> int:
         root = Path(temp) / "site"
         server = SiteServer(root, not_found_page=root / "404.html")
         try:
-            build_site_at(args.config, args.docs.resolve(), root, server.origin + "/")
-            add_redirect_pages(root)
+            docs = with_redirect_pages(args.docs.resolve(), Path(temp) / "docs")
+            build_site_at(args.config, docs, root, server.origin + "/")
             kinds = page_kinds(root)
             with launched_chromium() as chromium:
                 findings = list(audit(chromium, server.origin + "/", kinds, source))

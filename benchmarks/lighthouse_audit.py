@@ -38,7 +38,8 @@ sys.path.insert(0, str(PROJECT_ROOT))
 
 from generator.sources import read_collection  # noqa: E402
 
-REMOVED = "removed-paper-lh000"
+REMOVED = "removed-paper-a11y000"
+"""The removed paper's address ``tests.axe_support.with_redirect_pages`` gives it."""
 PLAIN_MKDOCS = """site_name: {name}
 site_url: {url}
 theme:
@@ -82,7 +83,7 @@ def free_port() -> int:
 
 def build_digest(project: Path, code: Path, work: Path, url: str) -> Path:
     """The digest built as a user builds it, for the address it is served at, with a removed
-    paper's page added as a build leaves one (the bundled digest has none)."""
+    paper's page added as a build leaves one (the bundled digest has none; ``REMOVED``)."""
     site = work / "digest"
     env = {**os.environ, "SITE_URL": url, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
     subprocess.run(
@@ -103,17 +104,16 @@ def build_digest(project: Path, code: Path, work: Path, url: str) -> Path:
         env=env,
         cwd=code,  # `python -m` puts the working folder first on the path, before PYTHONPATH
     )
-    # Written by the same checkout's code as the rest of the site.
-    write = (
-        "import sys; from generator.site.redirects import redirect_page; "
-        "from generator.sources.identity import Redirect; "
-        "print(redirect_page(Redirect(sys.argv[1], None), 'papers'), end='')"
+    # The removed (and a moved) paper's pages added to a copy of its docs by the same checkout's code
+    # as the rest of the site, and the site built again from it.
+    again = (
+        "import sys; from pathlib import Path; from tests.axe_support import with_redirect_pages; "
+        "from generator.site_build import build_site; "
+        "docs = with_redirect_pages(Path(sys.argv[1]), Path(sys.argv[2])); "
+        "build_site(Path(sys.argv[3]), docs, Path(sys.argv[4]), site_url=sys.argv[5])"
     )
-    page = subprocess.run(
-        [sys.executable, "-c", write, REMOVED], check=True, env=env, cwd=code, capture_output=True, text=True
-    )
-    (site / "papers" / REMOVED).mkdir()
-    (site / "papers" / REMOVED / "index.html").write_text(page.stdout, encoding="utf-8")
+    arguments = [work / "digest-docs", work / "digest-docs-redirects", project / "mkdocs.yml", site, url]
+    subprocess.run([sys.executable, "-c", again, *map(str, arguments)], check=True, env=env, cwd=code)
     return site
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from generator.site.redirects import redirect_page
-from generator.sources.identity import Redirect
+from generator.site.redirects import redirect_files
+from generator.site.render import PageRenderer
+from generator.sources.identity import PageNote, Redirect
 from tests.browser_support import block_third_parties, settle, wait_until
 
 AXE_FOLDER = Path(__file__).with_name("axe")
@@ -49,14 +51,31 @@ def axe_version() -> str:
     return json.loads(package.read_text(encoding="utf-8"))["version"] if package.is_file() else "?"
 
 
-def add_redirect_pages(site: Path, papers_dir: str = "papers") -> None:
-    """The pages a build leaves at a removed paper's and a moved paper's old address (the bundled
-    digest has none), written by the generator's own code into the built site."""
-    target = sorted(p.name for p in (site / papers_dir).iterdir() if (p / "index.html").is_file())[0]
-    for redirect in (Redirect(REMOVED_PAPER, None), Redirect(MOVED_PAPER, target)):
-        folder = site / papers_dir / redirect.address
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "index.html").write_text(redirect_page(redirect, papers_dir), encoding="utf-8")
+REMOVED_NOTE = PageNote("A removed paper on $\\alpha$-nets", False, "https://example.org/removed-paper")
+"""What the removed paper's page was: a title with math, and a link to the paper."""
+
+
+def with_redirect_pages(docs: Path, copy: Path, papers_dir: str = "papers") -> Path:
+    """``copy``: a copy of the generated docs folder ``docs`` (its files linked, not copied) with the
+    pages a build leaves at a removed paper's and a moved paper's old address (the bundled digest has
+    none), written by the generator's own code, to be built like the rest."""
+    shutil.copytree(docs, copy, copy_function=_linked)
+    target = sorted(p.stem for p in (copy / papers_dir).glob("*.md"))[0]
+    moves = [Redirect(REMOVED_PAPER, None, REMOVED_NOTE), Redirect(MOVED_PAPER, target)]
+    files = redirect_files(moves, papers_dir) | PageRenderer().removed_paper_pages(moves)
+    for relative, text in files.items():
+        path = copy / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)  # a link to the original's file, which stays as it is
+        path.write_text(text, encoding="utf-8")
+    return copy
+
+
+def _linked(source: str, destination: str) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:  # another file system
+        shutil.copy2(source, destination)
 
 
 def page_kinds(site: Path) -> dict[str, str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from tests.axe_support import AXE_INSTALL, VIEWS, add_redirect_pages, audit, axe_source, page_kinds
+from tests.axe_support import AXE_INSTALL, VIEWS, audit, axe_source, page_kinds, with_redirect_pages
 from tests.browser_support import CONTENT, open_tab, settle, wait_for_math, wait_until
 from tests.test_browser import Site, _served_site
 
@@ -32,8 +32,8 @@ MAP_DRAWN = "() => Number(document.querySelector('.paper-map')?.dataset.drawn) >
 def audited_site(
     bundled_build: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, engine: str
 ) -> Iterator[Site]:
-    server, built = _served_site(tmp_path_factory, bundled_build["docs"], f"a11y-{engine}", "", engine)
-    add_redirect_pages(built.root)
+    docs = with_redirect_pages(bundled_build["docs"], tmp_path_factory.mktemp(f"a11y-docs-{engine}") / "docs")
+    server, built = _served_site(tmp_path_factory, docs, f"a11y-{engine}", "", engine)
     yield built
     server.close()
 
