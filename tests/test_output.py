@@ -161,6 +161,46 @@ def test_updated_site_is_the_site_a_full_build_makes(project: dict, fake_embedde
     assert not any(".staging" in p.name for p in request.site_dir.parent.iterdir())
 
 
+def test_a_removed_papers_page_in_an_update_is_the_page_a_full_build_makes(
+    project: dict, fake_embedder, monkeypatch
+) -> None:
+    """With an address record, a removed paper's page replaces its paper's page: an update renders it
+    (and leaves it out of the sitemap and its gzipped copy) as a full build from the same record does."""
+    settings, root = project["settings"], project["root"]
+    request = replace(project["request"], address_record=root / "out" / "paper-addresses.json")
+    first = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    gone = next(p.entry.slug for p in first.digest.papers if p.entry.paper.abstract == SAMPLE_ABSTRACTS[-1])
+    record = request.address_record.read_bytes()
+    write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
+    from generator import build as build_module
+
+    updates: list[bool] = []
+    real_build_site = build_module.build_site
+    monkeypatch.setattr(
+        build_module,
+        "build_site",
+        lambda *a, **k: (updates.append(k.get("update", False)), real_build_site(*a, **k)),
+    )
+    build_digest(settings, request, Reporter(quiet=True), fake_embedder)
+    full_root = root / "full"
+    full = replace(
+        request,
+        docs_dir=full_root / "docs",
+        site_dir=full_root / "site",
+        address_record=full_root / "paper-addresses.json",
+    )
+    full_root.mkdir()
+    full.address_record.write_bytes(record)
+    build_digest(settings, full, Reporter(quiet=True), fake_embedder)
+    assert updates == [True, False]
+
+    page = (request.site_dir / "papers" / gone / "index.html").read_text(encoding="utf-8")
+    assert "This paper is no longer in the digest" in page and 'class="md-header' in page
+    sitemap = (request.site_dir / "sitemap.xml").read_text(encoding="utf-8")
+    assert f"papers/{gone}/" not in sitemap and "papers/" in sitemap
+    assert snapshot(request.site_dir) == snapshot(full.site_dir)
+
+
 def test_an_update_over_linked_files_leaves_the_published_site_as_it_was(
     project: dict, fake_embedder, monkeypatch
 ) -> None:
