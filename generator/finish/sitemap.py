@@ -48,9 +48,10 @@ def leave_out_of_sitemap(site_dir: Path, addresses: Collection[str]) -> None:
         header = zipped.read_bytes()[:8]
         mtime = struct.unpack("<I", header[4:8])[0] if len(header) == 8 else 0
         staged = zipped.with_name(zipped.name + ".new")
-        with open(staged, "wb") as file, gzip.GzipFile(
-            fileobj=file, filename=zipped.name, mode="wb", mtime=mtime
-        ) as packed:
+        with (
+            open(staged, "wb") as file,
+            gzip.GzipFile(fileobj=file, filename=zipped.name, mode="wb", mtime=mtime) as packed,
+        ):
             packed.write(kept.encode("utf-8"))
         staged.replace(zipped)
 
