@@ -5,6 +5,8 @@ partitioned index search by meaning ships past 3,500 papers).
 A reader here saves a random paper and 4 of its 50 nearest (readers save papers on one subject; the
 clusters probed depend on it). "first" is a fresh browser context (empty cache): the files fetched,
 the model trained, the list ranked; "then" is a new list of 5 in the same page (one more star).
+Beside each wall-clock time, the page's main thread's CPU time meanwhile (Chromium's ``ThreadTime``
+metric): the computing, which the other processes of a shared machine change much less.
 
 - 2,634 papers: with ``--icml``, the build's vectors of ``icml2024.jsonl`` (the embedding cache,
   ``--cache``; embedded on a miss, slowly); without, stand-in vectors (below). Every paper is scored
@@ -36,6 +38,7 @@ import statistics
 import subprocess
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,6 +48,9 @@ from generator.cache.database import CACHE_DATABASE
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.site.meaning_index import quantised
 from generator.site.output import ASSETS_DIR
+
+if TYPE_CHECKING:
+    from playwright.sync_api import CDPSession, Page
 
 RUNS = 5
 LISTS = 20
@@ -86,6 +92,20 @@ def write_page(site: Path, name: str, script: str) -> None:
     )
 
 
+def asked(tab: Page, session: CDPSession, saved: list[str]) -> dict:
+    """One list asked: ``ASK``'s answer, with the page's main thread's CPU time meanwhile ("cpu ms"):
+    on this shared machine the wall-clock time is mostly how busy the other processes are."""
+    before = _thread_ms(session)
+    answer = tab.evaluate(ASK, saved)
+    answer["cpu ms"] = _thread_ms(session) - before
+    return answer
+
+
+def _thread_ms(session: CDPSession) -> float:
+    metrics = session.send("Performance.getMetrics")["metrics"]
+    return next(metric["value"] for metric in metrics if metric["name"] == "ThreadTime") * 1000
+
+
 def measure(site: Path, lists: list[list[str]], pages: dict[str, str]) -> dict[str, dict]:
     """Each page's (name: the page) first answers (``RUNS`` fresh contexts) and the ``LISTS`` further
     lists asked in the first context, the pages taking turns at going first."""
@@ -109,25 +129,31 @@ def measure(site: Path, lists: list[list[str]], pages: dict[str, str]) -> dict[s
                     context = browser.new_context()
                     tab = context.new_page()
                     tab.goto(url + pages[name])
-                    firsts[name].append(tab.evaluate(ASK, lists[run]))
+                    session = context.new_cdp_session(tab)
+                    session.send("Performance.enable")
+                    firsts[name].append(asked(tab, session, lists[run]))
                     if run == 0:
-                        kept[name] = tab
+                        kept[name] = (tab, session)
                     else:
                         context.close()
             for at, saved in enumerate(lists[RUNS:]):
                 for name in names[at % len(names) :] + names[: at % len(names)]:
-                    thens[name].append(kept[name].evaluate(ASK, saved))
+                    thens[name].append(asked(*kept[name], saved))
             browser.close()
     finally:
         server.shutdown()
     results = {}
     for name in names:
         times = [then["ms"] for then in thens[name]]
+        cpu = [then["cpu ms"] for then in thens[name]]
         results[name] = {
             "first": [round(first["ms"]) for first in firsts[name]],
+            "first cpu": [round(first["cpu ms"]) for first in firsts[name]],
             "first MB": round(firsts[name][0]["bytes"] / 1e6, 2),
             "then median": round(statistics.median(times)),
             "then max": round(max(times)),
+            "then cpu median": round(statistics.median(cpu)),
+            "then cpu max": round(max(cpu)),
             "then MB median": round(statistics.median(then["bytes"] for then in thens[name]) / 1e6, 2),
             "answers": [answer["found"] for answer in firsts[name] + thens[name]],
         }
@@ -175,10 +201,11 @@ def main() -> None:
         pages = {f"baseline ({args.baseline})": BASELINE_PAGE, **pages}
     print(f"load average before: {' / '.join(f'{load:.1f}' for load in os.getloadavg())}")
     print(
-        f"| papers | script | first answer, {RUNS} fresh contexts (ms) | fetched first | "
-        "then, a new list of 5: median / max (ms) | fetched then, median |"
+        f"| papers | script | first answer, {RUNS} fresh contexts (ms) | its main-thread CPU (ms) | "
+        "fetched first | then, a new list of 5: median / max (ms) | its CPU: median / max (ms) | "
+        "fetched then, median |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name, corpus in sites.items():
         site = args.work / name.split()[0].replace(",", "")
         print(f"{name}: writing the site", flush=True)
@@ -193,8 +220,10 @@ def main() -> None:
         results = measure(site, reader_lists(corpus.shipped, ids, RUNS + LISTS), pages)
         for script, result in results.items():
             print(
-                f"| {name} | {script} | {' / '.join(map(str, result['first']))} | {result['first MB']} MB | "
-                f"{result['then median']} / {result['then max']} | {result['then MB median']} MB |",
+                f"| {name} | {script} | {' / '.join(map(str, result['first']))} | "
+                f"{' / '.join(map(str, result['first cpu']))} | {result['first MB']} MB | "
+                f"{result['then median']} / {result['then max']} | "
+                f"{result['then cpu median']} / {result['then cpu max']} | {result['then MB median']} MB |",
                 flush=True,
             )
         if args.baseline:
