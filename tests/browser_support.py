@@ -124,14 +124,6 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-ZENSICAL_SEARCH_BOX = (
-    "Zensical: since main's quick-query search box (merged last), the box's results stay over the page "
-    "once closed and a phone's search button no longer focuses the box (Zensical's theme has none of "
-    "Material's search styles): open"
-)
-"""Why two browser tests are expected to fail on the Zensical site (an open problem, reported)."""
-
-
 def build_site_at(
     config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str = "mkdocs"
 ) -> None:

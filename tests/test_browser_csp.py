@@ -25,7 +25,6 @@ from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
-    ZENSICAL_SEARCH_BOX,
     PageMonitor,
     block_third_parties,
     expect_heading,
@@ -174,11 +173,7 @@ def test_no_policy_violation_on_any_kind_of_page(watched: WatchedTab, served: Si
     assert [e for e in watched.monitor.errors if "404" not in e] == []
 
 
-def test_search_and_instant_navigation_work_under_the_policy(
-    watched: WatchedTab, served: Site, engine: str, request: pytest.FixtureRequest
-) -> None:
-    if engine == "zensical":
-        request.applymarker(pytest.mark.xfail(reason=ZENSICAL_SEARCH_BOX, strict=False))
+def test_search_and_instant_navigation_work_under_the_policy(watched: WatchedTab, served: Site) -> None:
     page = watched.page
     page.goto(served.url)
     settle(page)

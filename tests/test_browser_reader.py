@@ -34,7 +34,6 @@ from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
-    ZENSICAL_SEARCH_BOX,
     SiteServer,
     Tab,
     build_site_at,
@@ -535,9 +534,6 @@ def test_reader_pages_on_a_phone_in_dark_mode(phone: Tab, sites: Sites) -> None:
     assert _fits_the_screen(page)
     _shoot(page, "reader-my-list-phone-dark.png", engine=sites.engine)
 
-    if sites.engine == "zensical":
-        # Everything above was checked on Zensical's site too; its phone search box is the open problem.
-        pytest.xfail(ZENSICAL_SEARCH_BOX)
     page.goto(site.url)
     settle(page)
     page.locator("label.md-header__button[for=__search]").click()
