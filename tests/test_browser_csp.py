@@ -23,13 +23,13 @@ from generator.finish.csp import inline_scripts
 from tests.browser_support import (
     CONTENT,
     SEARCH_INPUT,
-    SEARCH_RESULT,
     VIEWPORT,
     PageMonitor,
     block_third_parties,
     expect_heading,
     settle,
     url_path,
+    wait_for_answer,
     wait_for_math,
     wait_until,
 )
@@ -184,8 +184,7 @@ def test_search_and_instant_navigation_work_under_the_policy(watched: WatchedTab
     page.locator(SEARCH_INPUT).click()
     query = " ".join(re.findall(r"\w+", target["title"]))
     page.locator(SEARCH_INPUT).press_sequentially(query, delay=10)
-    first = page.locator(f"{SEARCH_RESULT} > a").first
-    first.wait_for()
+    wait_for_answer(page, query)  # Enter opens the first result of the whole query's answer
     assert any("/pagefind/pagefind-entry.json" in u for u in watched.monitor.requested)
     assert any(u.endswith("/pagefind/wasm.en.pagefind") for u in watched.monitor.requested)
     assert any(u.endswith("/pagefind/pagefind-worker.js") for u in watched.monitor.requested), "the worker"

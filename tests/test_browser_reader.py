@@ -41,6 +41,7 @@ from tests.browser_support import (
     open_tab,
     settle,
     url_path,
+    wait_for_answer,
     wait_for_math,
 )
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
@@ -486,6 +487,7 @@ def test_search_results_show_title_authors_and_a_short_excerpt(tab: Tab, sites: 
     settle(page)
     open_search(page)
     page.locator(SEARCH_INPUT).press_sequentially("oversmooths", delay=20)
+    wait_for_answer(page, "oversmooths")
     first = page.locator(f"{SEARCH_RESULT} article").first
     expect(first.locator(".paper-search-excerpt mark")).to_have_count(1)
     excerpt = first.locator(".paper-search-excerpt").inner_text()
@@ -500,6 +502,7 @@ def test_search_results_show_title_authors_and_a_short_excerpt(tab: Tab, sites: 
     box = page.locator(SEARCH_INPUT)
     box.fill("")
     box.press_sequentially("convergence rate", delay=20)
+    wait_for_answer(page, "convergence rate")
     expect(page.locator(f"{SEARCH_RESULT} .paper-search-excerpt").first).to_be_visible()
     texts = page.locator(f"{SEARCH_RESULT} article").all_inner_texts()
     assert any("sqrt T" in t for t in texts), texts
@@ -538,6 +541,7 @@ def test_reader_pages_on_a_phone_in_dark_mode(phone: Tab, sites: Sites) -> None:
     settle(page)
     page.locator("label.md-header__button[for=__search]").click()
     page.locator(SEARCH_INPUT).press_sequentially("diffusion", delay=20)
+    wait_for_answer(page, "diffusion")
     expect(page.locator(f"{SEARCH_RESULT} .paper-search-excerpt").first).to_be_visible()
     assert _fits_the_screen(page)
     _shoot(page, "reader-search-phone-dark.png", engine=sites.engine)
