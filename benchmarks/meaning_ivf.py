@@ -21,7 +21,8 @@ import numpy as np
 
 from benchmarks.meaning_search import QUESTIONS
 from benchmarks.search_relevance import SETS, query_set
-from generator.analysis.onnx_export import OnnxEmbedder, onnx_model
+from generator.analysis.onnx_export import OnnxEmbedder
+from generator.cache.models import onnx_model
 from generator.site import meaning_index
 from generator.site.meaning_index import (
     INDEX_FILE,

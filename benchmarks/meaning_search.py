@@ -84,7 +84,8 @@ async ([query, model]) => {
   input.dispatchEvent(new Event('input'));
   await new Promise((resolve) => {
     const done = () =>
-      meta.dataset.mode === model && meta.dataset.query === query && list.children.length > 0 && /nearest in meaning/.test(meta.textContent);
+      meta.dataset.mode === model && meta.dataset.query === query && list.children.length > 0
+      && /nearest in meaning/.test(meta.textContent);
     const observer = new MutationObserver(() => {
       if (done()) { observer.disconnect(); resolve(); }
     });

@@ -42,11 +42,10 @@ import numpy as np
 
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
 from generator.analysis.embed import SentenceTransformerEmbedder
-from generator.analysis.onnx_export import onnx_model
-from generator.analysis.query_encoder import query_encoder
 from generator.analysis.text import strip_markup
 from generator.cache.database import CACHE_DATABASE
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
+from generator.cache.models import onnx_model, query_encoder
 from generator.finish.search_index import write_search_index
 from generator.site.meaning_index import MeaningPaper, meaning_files, snippet
 from generator.site.output import ASSETS_DIR

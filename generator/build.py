@@ -23,11 +23,12 @@ from generator.analysis.analyse import (
     text_parts,
 )
 from generator.analysis.embed import Embedder, SentenceTransformerEmbedder
-from generator.analysis.onnx_export import OnnxModel, onnx_model
-from generator.analysis.query_encoder import QueryEncoder, query_encoder
+from generator.analysis.onnx_export import OnnxModel
+from generator.analysis.query_encoder import QueryEncoder
 from generator.cache.analysis import AnalysisCache, analysis_key
 from generator.cache.database import CACHE_DATABASE, CacheDatabase, open_cache
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
+from generator.cache.models import onnx_model, query_encoder
 from generator.cache.stores import AnalysisStores
 from generator.engine.settings import configured_site_url, site_files_may_be_shared
 from generator.model import Collection, Digest

@@ -9,13 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator.analysis.onnx_export import (
-    MODEL_FILE,
-    OnnxEmbedder,
-    cached_onnx_model,
-    export_folder,
-    onnx_model,
-)
+from generator.analysis.onnx_export import MODEL_FILE, OnnxEmbedder
+from generator.cache.models import cached_onnx_model, export_folder, onnx_model
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "neurips2023.jsonl"

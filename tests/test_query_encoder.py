@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.analysis.query_encoder import RECIPE_FILE, Recipe, encoder_for, query_encoder
+from generator.analysis.query_encoder import RECIPE_FILE, Recipe, encoder_for
+from generator.cache.models import query_encoder
 
 
 def test_the_shipped_recipe_fits_the_default_model_and_reads_back(tmp_path: Path) -> None:

@@ -89,3 +89,23 @@ def test_only_the_pipeline_and_the_cache_open_the_cache_database() -> None:
         if not module_name(path).startswith("generator.cache") and opening & imports_of(path)
     }
     assert users == {"generator.build"}
+
+
+def cache_folder_parameters(source: str) -> list[str]:
+    """The functions of ``source`` that take the cache folder (a parameter named ``cache_dir``): a step
+    that does keeps its own files, which is the pipeline's business (``generator.cache``)."""
+    return sorted(
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(argument.arg == "cache_dir" for argument in [*node.args.args, *node.args.kwonlyargs])
+    )
+
+
+def test_no_analysis_step_keeps_files_in_the_cache_folder() -> None:
+    offenders = {
+        module_name(path): cache_folder_parameters(path.read_text(encoding="utf-8"))
+        for path in sorted((PACKAGE / "analysis").rglob("*.py"))
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+    assert cache_folder_parameters("def keep(vectors, cache_dir):\n    pass\n") == ["keep"]

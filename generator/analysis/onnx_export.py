@@ -6,18 +6,14 @@ and gets the same normalised vector the build computes; then its weights are qua
 onnxruntime's dynamic quantisation (activations quantised on the fly, weights per output column),
 all but the feed-forward's widening products, which cuts all-MiniLM-L6-v2 from 90 MB to 34 MB and
 keeps each vector within a cosine of 0.99 of PyTorch's (``tests/test_onnx_export.py``). The export
-takes about ten seconds, so it is made once per model and kept in the cache folder; the tokenizer's
-vocabulary is kept beside it.
+takes about ten seconds, so the build keeps it in the cache folder (``generator.cache.models``); the
+tokenizer's vocabulary is written beside it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
-import shutil
-import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +24,7 @@ import numpy as np
 from generator.analysis.embed import DEFAULT_MODEL
 
 EXPORT_VERSION = "1"
-"""Part of the cached export's key: raise it when the exported graph or its quantisation changes."""
+"""Part of the kept export's key: raise it when the exported graph or its quantisation changes."""
 OPSET = 17
 MODEL_FILE = "model-int8.onnx"
 VOCABULARY_FILE = "vocab.txt"
@@ -68,45 +64,9 @@ def model_location(model_name: str) -> str:
     return model_name
 
 
-def export_folder(cache_dir: Path, model_name: str) -> Path:
-    key = hashlib.sha256(f"{model_name}\0{EXPORT_VERSION}\0{OPSET}".encode()).hexdigest()[:16]
-    return cache_dir / "onnx" / key
-
-
-def cached_onnx_model(cache_dir: Path, model_name: str) -> OnnxModel | None:
-    """The model's export in the cache folder, if it was made and is complete."""
-    folder = export_folder(cache_dir, model_name)
-    try:
-        settings = json.loads((folder / SETTINGS_FILE).read_text(encoding="utf-8"))
-        if not (folder / MODEL_FILE).is_file() or not (folder / VOCABULARY_FILE).is_file():
-            return None
-        return OnnxModel(
-            folder, bool(settings["lowercase"]), int(settings["max_tokens"]), int(settings["dimensions"])
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def onnx_model(cache_dir: Path, model_name: str = DEFAULT_MODEL) -> OnnxModel:
-    """The model's int8 ONNX export, made on first use and kept in ``cache_dir``."""
-    found = cached_onnx_model(cache_dir, model_name)
-    if found is not None:
-        return found
-    folder = export_folder(cache_dir, model_name)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    # Made in a sibling folder and renamed into place: an interrupted export leaves no half model.
-    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=folder.parent))
-    try:
-        exported = _export(model_name, staging)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(staging, folder)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return OnnxModel(folder, exported.lowercase, exported.max_tokens, exported.dimensions)
-
-
-def _export(model_name: str, folder: Path) -> OnnxModel:
+def export_onnx(model_name: str, folder: Path) -> OnnxModel:
+    """The model exported into ``folder`` (which exists): the int8 graph, its vocabulary and the
+    tokenizer's settings."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from sentence_transformers import SentenceTransformer

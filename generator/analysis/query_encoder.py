@@ -27,15 +27,11 @@ format) and the map likewise; see ``generator.site.meaning_index``.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from generator.analysis.embed import DEFAULT_MODEL
 
 RECIPE_FILE = Path(__file__).with_name("query_encoder.npz")
 DISTIL_VERSION = "1"
@@ -145,32 +141,23 @@ def raw_token_vectors(model: object, token_ids: np.ndarray) -> np.ndarray:
     return out
 
 
-def query_encoder(cache_dir: Path, model_name: str = DEFAULT_MODEL) -> QueryEncoder | None:
-    """The digest's query encoder, distilled from its model on first use and kept in ``cache_dir``; None
-    when the shipped recipe was fitted for another model (the search box then offers the full model
-    only)."""
+def recipe_for(model_name: str) -> Recipe | None:
+    """The shipped recipe when it was fitted for ``model_name``; None for another model (the search
+    box then offers the full model only)."""
     if not RECIPE_FILE.is_file():
         return None
     recipe = Recipe.load()
     if model_name not in (recipe.model, f"sentence-transformers/{recipe.model}"):
         return None
-    key = hashlib.sha256(f"{model_name}\0{DISTIL_VERSION}\0{recipe.fingerprint()}".encode()).hexdigest()[:16]
-    path = cache_dir / "query-encoder" / f"{key}.npy"
-    try:
-        raw = np.load(path)
-        if raw.shape[0] != len(recipe.token_ids):
-            raise ValueError("stale")
-    except (OSError, ValueError):
-        from sentence_transformers import SentenceTransformer
+    return recipe
 
-        from generator.analysis.onnx_export import model_location
 
-        model = SentenceTransformer(model_location(model_name), device="cpu")
-        raw = raw_token_vectors(model, recipe.token_ids)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written beside and renamed into place: an interrupted build leaves no half file.
-        handle, staging = tempfile.mkstemp(suffix=".npy", dir=path.parent)
-        with os.fdopen(handle, "wb") as file:
-            np.save(file, raw)
-        os.replace(staging, path)
-    return encoder_for(recipe, raw)
+def distilled_token_vectors(model_name: str, recipe: Recipe) -> np.ndarray:
+    """The model's own vectors of the recipe's kept tokens (``raw_token_vectors``), the model loaded
+    offline for them."""
+    from sentence_transformers import SentenceTransformer
+
+    from generator.analysis.onnx_export import model_location
+
+    model = SentenceTransformer(model_location(model_name), device="cpu")
+    return raw_token_vectors(model, recipe.token_ids)

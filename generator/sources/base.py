@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,6 +159,34 @@ def skipped_warning(path: Path, labels: Sequence[str], what: tuple[str, str], wh
     more = f" and {len(labels) - SKIPPED_NAMES_SHOWN} more" if len(labels) > SKIPPED_NAMES_SHOWN else ""
     count = plural(len(labels), *what)
     return [f"{path}: {count} skipped, {why}: {shown}{more}"]
+
+
+def papers_from_records(
+    path: Path,
+    records: Sequence[Any],
+    lines: list[int] | None,
+    unread: UnreadRecords,
+    read_record: Callable[[Path, int, Any, int | None], Paper | str],
+    what: tuple[str, str],
+    why: str,
+) -> tuple[list[Paper], list[str]]:
+    """The papers of a JSON array's records, read one by one by ``read_record`` (which gives a paper,
+    or the record's label when it holds no abstract, or raises ``InputError``, noted in ``unread``),
+    and one warning for the records skipped without an abstract (``what``, ``why``: see
+    ``skipped_warning``)."""
+    papers: list[Paper] = []
+    without_abstract: list[str] = []
+    for index, record in enumerate(records):
+        try:
+            paper = read_record(path, index, record, lines[index] if lines else None)
+        except InputError as error:
+            unread.note(error)
+            continue
+        if isinstance(paper, Paper):
+            papers.append(paper)
+        else:
+            without_abstract.append(paper)
+    return papers, skipped_warning(path, without_abstract, what, why)
 
 
 def json_document(path: Path, text: str) -> tuple[Any, list[int] | None]:

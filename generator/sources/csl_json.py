@@ -23,7 +23,7 @@ from generator.sources.base import (
     json_type,
     one_line,
     paper_id_from_abstract,
-    skipped_warning,
+    papers_from_records,
     venue_field,
     web_url,
     year_in,
@@ -44,20 +44,7 @@ def looks_like_item(value: object) -> bool:
 def papers_from_items(
     path: Path, items: list[Any], lines: list[int] | None, unread: UnreadRecords
 ) -> tuple[list[Paper], list[str]]:
-    papers: list[Paper] = []
-    without_abstract: list[str] = []
-    for index, item in enumerate(items):
-        line = lines[index] if lines else None
-        try:
-            paper = _paper(path, index, item, line)
-        except InputError as error:
-            unread.note(error)
-            continue
-        if isinstance(paper, Paper):
-            papers.append(paper)
-        else:
-            without_abstract.append(paper)
-    return papers, skipped_warning(path, without_abstract, ("item", "items"), "no abstract")
+    return papers_from_records(path, items, lines, unread, _paper, ("item", "items"), "no abstract")
 
 
 def _paper(path: Path, index: int, item: Any, line: int | None) -> Paper | str:

@@ -29,7 +29,7 @@ from generator.sources.base import (
     guessed_entry_type,
     json_type,
     one_line,
-    skipped_warning,
+    papers_from_records,
     venue_field,
     web_url,
     year_in,
@@ -46,21 +46,8 @@ def looks_like_note(value: object) -> bool:
 def papers_from_notes(
     path: Path, notes: list[Any], lines: list[int] | None, unread: UnreadRecords
 ) -> tuple[list[Paper], list[str]]:
-    papers: list[Paper] = []
-    without_abstract: list[str] = []
-    for index, note in enumerate(notes):
-        line = lines[index] if lines else None
-        try:
-            paper = _paper(path, index, note, line)
-        except InputError as error:
-            unread.note(error)
-            continue
-        if isinstance(paper, Paper):
-            papers.append(paper)
-        else:
-            without_abstract.append(paper)
-    return papers, skipped_warning(
-        path, without_abstract, ("note", "notes"), "no abstract (reviews or comments?)"
+    return papers_from_records(
+        path, notes, lines, unread, _paper, ("note", "notes"), "no abstract (reviews or comments?)"
     )
 
 
