@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -90,3 +91,17 @@ class Reporter:
         rate = f", {done / elapsed:.1f} {unit}/s" if done and elapsed > 0 else ""
         count = f" ({plural(done, unit.removesuffix('s'), unit)}{rate})" if done else ""
         print(f"{name}: {elapsed:.1f}s{count}", file=self.stream, flush=True)
+
+
+def show_warnings(logger_name: str, prefix: str) -> None:
+    """Print the warnings of ``logger_name`` (a library's or a stage's) on stderr, each line led by
+    ``prefix``; once, however many builds a process runs. Its INFO lines stay for handlers that ask."""
+    logger = logging.getLogger(logger_name)
+    if any(getattr(handler, "_paper_digest", False) for handler in logger.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter(f"{prefix} %(levelname)s: %(message)s"))
+    handler._paper_digest = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from generator import source_fingerprint
 from generator.errors import DigestError
+from generator.progress import show_warnings
 from generator.project.settings import ENGINES
 from generator.site.output import SiteFingerprint
 
@@ -77,7 +78,7 @@ def build_site(
         # own templates (and the owner's) are looked up where they are.
         template_dirs = (*settings.template_dirs, *dirs[1:])
     rendered = time.perf_counter()
-    show_finish_warnings()
+    show_warnings("paper_digest.finish", "paper-digest")
     report = finish_site(
         site_dir,
         docs_dir,
@@ -94,17 +95,6 @@ def build_site(
         f"search index: {search.pages} pages, {search.size / 1e6:.2f} MB in {search.seconds:.1f}s"
     )
     return SiteBuildReport(rendered - started, time.perf_counter() - rendered, report.pages)
-
-
-def show_finish_warnings() -> None:
-    logger = logging.getLogger("paper_digest.finish")
-    if not any(getattr(h, "_paper_digest", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
-        handler.setLevel(logging.WARNING)
-        handler.setFormatter(logging.Formatter("paper-digest %(levelname)s: %(message)s"))
-        handler._paper_digest = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
 
 
 def site_fingerprint(

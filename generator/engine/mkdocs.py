@@ -8,6 +8,7 @@ from pathlib import Path
 
 from generator.engine.settings import CompleteSettings
 from generator.errors import DigestError
+from generator.progress import show_warnings
 
 NAME = "mkdocs"
 PACKAGES = ("mkdocs", "mkdocs-material")
@@ -28,7 +29,7 @@ def render(
 
     from generator.engine.mkdocs_update import QuietDirtyWarning, SiteUpdate
 
-    show_mkdocs_warnings()
+    show_warnings("mkdocs", "mkdocs")
     try:
         config = load_config(config_file=str(settings.path))
     except (Abort, ConfigurationError) as error:
@@ -45,14 +46,3 @@ def render(
     finally:
         build_logger.removeFilter(quiet)
     return tuple(Path(folder) for folder in config["theme"].dirs)
-
-
-def show_mkdocs_warnings() -> None:
-    logger = logging.getLogger("mkdocs")
-    if not any(getattr(h, "_paper_digest", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
-        handler.setLevel(logging.WARNING)
-        handler.setFormatter(logging.Formatter("mkdocs %(levelname)s: %(message)s"))
-        handler._paper_digest = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
