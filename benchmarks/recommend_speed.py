@@ -5,6 +5,8 @@ partitioned index search by meaning ships past 3,500 papers).
 A reader here saves a random paper and 4 of its 50 nearest (readers save papers on one subject; the
 clusters probed depend on it). "first" is a fresh browser context (empty cache): the files fetched,
 the model trained, the list ranked; "then" is a new list of 5 in the same page (one more star).
+Beside each wall-clock time, the page's main thread's CPU time meanwhile (Chromium's ``ThreadTime``
+metric): the computing, which the other processes of a shared machine change much less.
 
 - 2,634 papers: with ``--icml``, the build's vectors of ``icml2024.jsonl`` (the embedding cache,
   ``--cache``; embedded on a miss, slowly); without, stand-in vectors (below). Every paper is scored
@@ -16,8 +18,13 @@ the model trained, the list ranked; "then" is a new list of 5 in the same page (
   codes probed, the rows ranked exactly), which is the same; the stand-in's clusters are tighter than
   real ones.
 
+With ``--baseline REV``, the script as it was at git revision REV is measured beside today's in the
+same run (this machine is shared and its load changes by the minute): each fresh context and each list
+is asked of both, taking turns at going first, and the answers are compared (a change for speed must
+not change the ranking).
+
     PYTHONPATH=. HF_HUB_OFFLINE=1 python benchmarks/recommend_speed.py ../shared/corpora \\
-        --cache /tmp/recommend/cache
+        --cache /tmp/recommend/cache [--baseline REV]
 """
 
 from __future__ import annotations
@@ -25,10 +32,13 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import shutil
 import statistics
+import subprocess
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,29 +49,28 @@ from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.site.meaning_index import quantised
 from generator.site.output import ASSETS_DIR
 
-RUNS = 3
+if TYPE_CHECKING:
+    from playwright.sync_api import CDPSession, Page
+
+RUNS = 5
 LISTS = 20
 SEED = 0
 
-FIRST = """
+ASK = """
 async (saved) => {
+  const bytes = window.paperRecommend.fetched.bytes;
   const started = performance.now();
   const found = await window.paperRecommend.recommend(saved, 20);
-  return { ms: performance.now() - started, bytes: window.paperRecommend.fetched.bytes, found: found.length };
+  return {
+    ms: performance.now() - started,
+    bytes: window.paperRecommend.fetched.bytes - bytes,
+    found: found.map((f) => [f.id, f.closest]),
+  };
 }
 """
-THEN = """
-async (lists) => {
-  const out = [];
-  for (const saved of lists) {
-    const bytes = window.paperRecommend.fetched.bytes;
-    const started = performance.now();
-    await window.paperRecommend.recommend(saved, 20);
-    out.push({ ms: performance.now() - started, bytes: window.paperRecommend.fetched.bytes - bytes });
-  }
-  return out;
-}
-"""
+SCRIPT = "javascripts/recommend.js"
+BASELINE_SCRIPT = "javascripts/recommend-baseline.js"
+BASELINE_PAGE = "recommend-baseline.html"
 
 
 def reader_lists(vectors: np.ndarray, ids: list[str], count: int, seed: int = SEED) -> list[list[str]]:
@@ -74,38 +83,81 @@ def reader_lists(vectors: np.ndarray, ids: list[str], count: int, seed: int = SE
     return lists
 
 
-def measure(site: Path, lists: list[list[str]]) -> dict:
+def write_page(site: Path, name: str, script: str) -> None:
+    """A page ``name`` of ``site`` loading ``script`` (its address in the site)."""
+    (site / name).write_text(
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><script src="{script}"></script>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+
+
+def asked(tab: Page, session: CDPSession, saved: list[str]) -> dict:
+    """One list asked: ``ASK``'s answer, with the page's main thread's CPU time meanwhile ("cpu ms"):
+    on this shared machine the wall-clock time is mostly how busy the other processes are."""
+    before = _thread_ms(session)
+    answer = tab.evaluate(ASK, saved)
+    answer["cpu ms"] = _thread_ms(session) - before
+    return answer
+
+
+def _thread_ms(session: CDPSession) -> float:
+    metrics = session.send("Performance.getMetrics")["metrics"]
+    return next(metric["value"] for metric in metrics if metric["name"] == "ThreadTime") * 1000
+
+
+def measure(site: Path, lists: list[list[str]], pages: dict[str, str]) -> dict[str, dict]:
+    """Each page's (name: the page) first answers (``RUNS`` fresh contexts) and the ``LISTS`` further
+    lists asked in the first context, the pages taking turns at going first."""
     from playwright.sync_api import sync_playwright
 
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
-    firsts, thens = [], []
+    names = list(pages)
+    firsts: dict[str, list[dict]] = {name: [] for name in names}
+    thens: dict[str, list[dict]] = {name: [] for name in names}
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
             )
+            kept = {}
             for run in range(RUNS):
-                context = browser.new_context()
-                tab = context.new_page()
-                tab.goto(url)
-                firsts.append(tab.evaluate(FIRST, lists[run]))
-                if run == 0:
-                    thens = tab.evaluate(THEN, lists[RUNS:])
-                context.close()
+                for name in names[run % len(names) :] + names[: run % len(names)]:
+                    context = browser.new_context()
+                    tab = context.new_page()
+                    tab.goto(url + pages[name])
+                    session = context.new_cdp_session(tab)
+                    session.send("Performance.enable")
+                    firsts[name].append(asked(tab, session, lists[run]))
+                    if run == 0:
+                        kept[name] = (tab, session)
+                    else:
+                        context.close()
+            for at, saved in enumerate(lists[RUNS:]):
+                for name in names[at % len(names) :] + names[: at % len(names)]:
+                    thens[name].append(asked(*kept[name], saved))
             browser.close()
     finally:
         server.shutdown()
-    times = [then["ms"] for then in thens]
-    return {
-        "first": [round(first["ms"]) for first in firsts],
-        "first MB": round(firsts[0]["bytes"] / 1e6, 2),
-        "then median": round(statistics.median(times)),
-        "then max": round(max(times)),
-        "then MB median": round(statistics.median(then["bytes"] for then in thens) / 1e6, 2),
-    }
+    results = {}
+    for name in names:
+        times = [then["ms"] for then in thens[name]]
+        cpu = [then["cpu ms"] for then in thens[name]]
+        results[name] = {
+            "first": [round(first["ms"]) for first in firsts[name]],
+            "first cpu": [round(first["cpu ms"]) for first in firsts[name]],
+            "first MB": round(firsts[name][0]["bytes"] / 1e6, 2),
+            "then median": round(statistics.median(times)),
+            "then max": round(max(times)),
+            "then cpu median": round(statistics.median(cpu)),
+            "then cpu max": round(max(cpu)),
+            "then MB median": round(statistics.median(then["bytes"] for then in thens[name]) / 1e6, 2),
+            "answers": [answer["found"] for answer in firsts[name] + thens[name]],
+        }
+    return results
 
 
 def stand_in(corpora: list[Corpus], papers: int, seed: int = SEED) -> Corpus:
@@ -126,6 +178,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/recommend/speed"))
     parser.add_argument("--scale", type=Path, help="the build's vectors of scale_50k.jsonl (.npy)")
     parser.add_argument("--icml", action="store_true", help="ICML 2024's own vectors at 2,634 papers")
+    parser.add_argument("--baseline", metavar="REV", help="also measure recommend.js as at git revision REV")
     args = parser.parse_args()
     embedder = CachedEmbedder(
         SentenceTransformerEmbedder(precision="float32"), EmbeddingCache.open(args.cache / CACHE_DATABASE)
@@ -143,25 +196,58 @@ def main() -> None:
         sites["50,000 (scale_50k vectors)"] = Corpus(rows, [""] * len(rows), vectors, shipped)
     else:
         sites["50,000 papers (stand-in vectors)"] = stand_in(labelled, 50_000)
+    pages = {"now": "index.html"}
+    if args.baseline:
+        pages = {f"baseline ({args.baseline})": BASELINE_PAGE, **pages}
+    print(f"load average before: {' / '.join(f'{load:.1f}' for load in os.getloadavg())}")
     print(
-        "| papers | first answer, 3 fresh contexts (ms) | fetched first | "
-        "then, a new list of 5: median / max (ms) | fetched then, median |"
+        f"| papers | script | first answer, {RUNS} fresh contexts (ms) | its main-thread CPU (ms) | "
+        "fetched first | then, a new list of 5: median / max (ms) | its CPU: median / max (ms) | "
+        "fetched then, median |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name, corpus in sites.items():
         site = args.work / name.split()[0].replace(",", "")
         print(f"{name}: writing the site", flush=True)
         if not (site / "meaning" / "index.json").is_file():
             write_site(site, corpus, partitioned=len(corpus.rows) > 3500)
         # A site kept from an earlier run gets the script as it is now.
-        shutil.copy(ASSETS_DIR / "javascripts" / "recommend.js", site / "javascripts" / "recommend.js")
+        shutil.copy(ASSETS_DIR / "javascripts" / "recommend.js", site / SCRIPT)
+        if args.baseline:
+            (site / BASELINE_SCRIPT).write_bytes(baseline_script(args.baseline))
+            write_page(site, BASELINE_PAGE, BASELINE_SCRIPT)
         ids = [row["id"] for row in corpus.rows]
-        result = measure(site, reader_lists(corpus.shipped, ids, RUNS + LISTS))
-        print(
-            f"| {name} | {' / '.join(map(str, result['first']))} | {result['first MB']} MB | "
-            f"{result['then median']} / {result['then max']} | {result['then MB median']} MB |",
-            flush=True,
-        )
+        results = measure(site, reader_lists(corpus.shipped, ids, RUNS + LISTS), pages)
+        for script, result in results.items():
+            print(
+                f"| {name} | {script} | {' / '.join(map(str, result['first']))} | "
+                f"{' / '.join(map(str, result['first cpu']))} | {result['first MB']} MB | "
+                f"{result['then median']} / {result['then max']} | "
+                f"{result['then cpu median']} / {result['then cpu max']} | {result['then MB median']} MB |",
+                flush=True,
+            )
+        if args.baseline:
+            before, after = (result["answers"] for result in results.values())
+            same = sum(a == b for a, b in zip(before, after, strict=True))
+            print(
+                f"{name}: the same 20 and closest saved papers as the baseline: {same} of {len(after)} lists"
+            )
+    print(f"load average after: {' / '.join(f'{load:.1f}' for load in os.getloadavg())}")
+
+
+def baseline_script(revision: str, name: str = "recommend.js") -> bytes:
+    """The package's ``javascripts/NAME`` as it was at git revision ``revision`` (of the checkout this
+    script runs from)."""
+    path = (ASSETS_DIR / "javascripts" / name).resolve()
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=path.parent, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    return subprocess.run(
+        ["git", "show", f"{revision}:{path.relative_to(top).as_posix()}"],
+        cwd=top,
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 if __name__ == "__main__":

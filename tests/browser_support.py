@@ -124,14 +124,6 @@ def environment(**values: str | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
-ZENSICAL_SEARCH_BOX = (
-    "Zensical: since main's quick-query search box (merged last), the box's results stay over the page "
-    "once closed and a phone's search button no longer focuses the box (Zensical's theme has none of "
-    "Material's search styles): open"
-)
-"""Why two browser tests are expected to fail on the Zensical site (an open problem, reported)."""
-
-
 def build_site_at(
     config_file: Path, docs_dir: Path, site_dir: Path, site_url: str, engine: str = "mkdocs"
 ) -> None:
@@ -298,24 +290,30 @@ def open_search(page: Page) -> None:
     page.locator(SEARCH_INPUT).click()
 
 
-def search_for(page: Page, query: str) -> list[str]:
-    """Run one query through Material's search box and return the result links, best first.
-
-    The box is cleared first (and its empty result awaited), so the results read afterwards are
-    those of this query. ``fill`` sets the text; Material reads the box on ``keyup``, which the
-    ``End`` key press sends.
-    """
-    box = page.locator(SEARCH_INPUT)
-    box.fill("")
-    box.press("End")
-    wait_until(page, f"document.querySelectorAll('{SEARCH_RESULT}').length === 0")
-    box.fill(query)
-    box.press("End")
+def wait_for_answer(page: Page, query: str) -> None:
+    """Wait until the search box shows its answer to the whole of ``query``, drawn: its count line
+    records which query its results answer (``data-query``), so an answer to the first letters typed,
+    or to the previous query, never passes for it."""
     wait_until(
         page,
-        f"""() => document.querySelectorAll('{SEARCH_RESULT}').length > 0
-              || /^No matching/.test(document.querySelector('.md-search-result__meta')?.textContent)""",
+        f"""query => {{
+              const meta = document.querySelector('.md-search-result__meta');
+              return meta?.dataset.query === query
+                && (document.querySelectorAll('{SEARCH_RESULT}').length > 0
+                    || /^No matching/.test(meta.textContent));
+            }}""",
+        query.strip(),
     )
+
+
+def search_for(page: Page, query: str) -> list[str]:
+    """Run one query through the search box and return the result links, best first (those of
+    this query: the box is cleared first, and the answer to the whole query awaited)."""
+    box = page.locator(SEARCH_INPUT)
+    box.fill("")
+    wait_until(page, f"document.querySelectorAll('{SEARCH_RESULT}').length === 0")
+    box.fill(query)
+    wait_for_answer(page, query)
     return page.eval_on_selector_all(f"{SEARCH_RESULT} > a", "links => links.map(a => a.href)")
 
 

@@ -25,7 +25,6 @@ from generator.sources import read_collection
 from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
-    ZENSICAL_SEARCH_BOX,
     SiteServer,
     Tab,
     open_tab,
@@ -345,11 +344,7 @@ def test_meaning_search_under_a_subpath_across_instant_navigation(
 def test_meaning_search_on_a_phone(
     chromium: Browser,
     site: Site,  # noqa: F811
-    engine: str,
-    request: pytest.FixtureRequest,
 ) -> None:
-    if engine == "zensical":
-        request.applymarker(pytest.mark.xfail(reason=ZENSICAL_SEARCH_BOX, strict=False))
     for tab, violations in _tab(chromium, site, **PHONE):
         page = tab.page
         page.goto(site.url)

@@ -34,7 +34,6 @@ from tests.browser_support import (
     SEARCH_INPUT,
     SEARCH_RESULT,
     VIEWPORT,
-    ZENSICAL_SEARCH_BOX,
     SiteServer,
     Tab,
     build_site_at,
@@ -42,6 +41,7 @@ from tests.browser_support import (
     open_tab,
     settle,
     url_path,
+    wait_for_answer,
     wait_for_math,
 )
 from tests.conftest import PROJECT_ROOT, SAMPLE_ABSTRACTS, FakeEmbedder
@@ -487,6 +487,7 @@ def test_search_results_show_title_authors_and_a_short_excerpt(tab: Tab, sites: 
     settle(page)
     open_search(page)
     page.locator(SEARCH_INPUT).press_sequentially("oversmooths", delay=20)
+    wait_for_answer(page, "oversmooths")
     first = page.locator(f"{SEARCH_RESULT} article").first
     expect(first.locator(".paper-search-excerpt mark")).to_have_count(1)
     excerpt = first.locator(".paper-search-excerpt").inner_text()
@@ -501,6 +502,7 @@ def test_search_results_show_title_authors_and_a_short_excerpt(tab: Tab, sites: 
     box = page.locator(SEARCH_INPUT)
     box.fill("")
     box.press_sequentially("convergence rate", delay=20)
+    wait_for_answer(page, "convergence rate")
     expect(page.locator(f"{SEARCH_RESULT} .paper-search-excerpt").first).to_be_visible()
     texts = page.locator(f"{SEARCH_RESULT} article").all_inner_texts()
     assert any("sqrt T" in t for t in texts), texts
@@ -535,13 +537,11 @@ def test_reader_pages_on_a_phone_in_dark_mode(phone: Tab, sites: Sites) -> None:
     assert _fits_the_screen(page)
     _shoot(page, "reader-my-list-phone-dark.png", engine=sites.engine)
 
-    if sites.engine == "zensical":
-        # Everything above was checked on Zensical's site too; its phone search box is the open problem.
-        pytest.xfail(ZENSICAL_SEARCH_BOX)
     page.goto(site.url)
     settle(page)
     page.locator("label.md-header__button[for=__search]").click()
     page.locator(SEARCH_INPUT).press_sequentially("diffusion", delay=20)
+    wait_for_answer(page, "diffusion")
     expect(page.locator(f"{SEARCH_RESULT} .paper-search-excerpt").first).to_be_visible()
     assert _fits_the_screen(page)
     _shoot(page, "reader-search-phone-dark.png", engine=sites.engine)

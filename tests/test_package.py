@@ -48,6 +48,7 @@ def test_the_wheel_carries_everything_a_build_reads(installed: Path, tmp_path: P
         "site/templates/paper.md.j2",
         "site/assets/javascripts/map.js",
         "site/assets/stylesheets/digest.css",
+        "site/assets/stylesheets/search.css",
         "engine/mkdocs_defaults.yml",
         "engine/theme/generated-page.html",
         "engine/theme/404.html",

@@ -513,6 +513,13 @@
   function setUpSaved(container) {
     if (container.dataset.ready) return;
     container.dataset.ready = "loading";
+    // With papers saved, the recommendations' script and files come while the list's data does (the
+    // first answer waits for neither in turn); a failure shows when the recommendations are drawn.
+    if (loadSaved().length && window.paperMeaning) {
+      recommender()
+        .then((engine) => engine.ready())
+        .catch(() => {});
+    }
     Promise.all([loadData(container), followMoves()])
       .then(([data]) => buildSaved(container, data))
       .catch((error) => showError(container, error));
