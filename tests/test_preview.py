@@ -93,8 +93,18 @@ class Running:
 @pytest.fixture
 def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
     """A preview of a small digest (the fake embedder), served on a free port in a thread."""
+    yield from _running(tmp_path, monkeypatch, "mkdocs")
+
+
+@pytest.fixture
+def running_zensical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
+    """The same preview, the site rendered by Zensical (``serve --engine zensical``)."""
+    yield from _running(tmp_path, monkeypatch, "zensical")
+
+
+def _running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str) -> Iterator[Running]:
     monkeypatch.delenv("SITE_URL", raising=False)  # mkdocs.yml's local default then applies
-    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
+    settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache", engine=engine)
     inputs = tmp_path / "abstracts"
     inputs.mkdir()
     source = write_text_input(inputs / "in.txt", "Test Digest", SAMPLE_ABSTRACTS)
@@ -153,6 +163,18 @@ def test_a_saved_edit_rebuilds_the_site_and_reloads_the_page(running: Running) -
     assert InlineScript(script, 0).source in later.split("script-src", 1)[1].split(";", 1)[0]
     assert f"rebuilt after {running.source} changed in " in running.terminal.getvalue()
     assert "papers: site in" in running.terminal.getvalue()
+
+
+def test_a_saved_edit_rebuilds_the_zensical_site_and_reloads_the_page(running_zensical: Running) -> None:
+    running = running_zensical
+    first = running.page()
+    assert NEW_WORD not in first and "zensical" in first.lower()
+    save(running.source, [*SAMPLE_ABSTRACTS, NEW_ABSTRACT])
+    wait_for(lambda: NEW_WORD in running.page(), 60, "the new paper on the home page")
+    wait_for(lambda: served_epoch(running.page()) > served_epoch(first), 10, "a new site version")
+    built = (running.request.site_dir / "index.html").read_text(encoding="utf-8")
+    assert NEW_WORD in built and "livereload(" not in built
+    assert f"rebuilt after {running.source} changed in " in running.terminal.getvalue()
 
 
 def test_pages_are_sent_while_a_rebuild_runs(running: Running, monkeypatch: pytest.MonkeyPatch) -> None:
