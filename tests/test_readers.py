@@ -201,7 +201,8 @@ def test_folder_mixing_all_formats_builds_one_digest_with_papers_bib(tmp_path: P
 
 def test_papers_bib_keys_stay_put_when_papers_are_added() -> None:
     from generator.model import TitledPaper
-    from generator.site.bibtex import bibtex_entry, bibtex_key, entry_type
+    from generator.site.bibtex import bibtex_entry, bibtex_key
+    from generator.sources.base import guessed_entry_type as entry_type
 
     paper = TitledPaper(FIXTURE[0], FIXTURE[0].title or "", False, "slug")
     assert bibtex_key(paper) == bibtex_key(TitledPaper(FIXTURE[0], FIXTURE[0].title or "", False, "other"))

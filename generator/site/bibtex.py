@@ -228,8 +228,6 @@ def bibtex_key(paper: TitledPaper) -> str:
     return f"{stem}-{hashlib.sha256(paper.paper.id.encode('utf-8')).hexdigest()[:6]}"
 
 
-entry_type = guessed_entry_type
-"""The entry type for a paper whose source does not give one."""
 URL_FIELDS = frozenset({"url", "doi"})
 """Fields written as links (``\\url``'s escaping), not as prose."""
 DIGEST_PAGE_FIELD = "digest-url"
@@ -246,7 +244,7 @@ def citation_of(paper: TitledPaper) -> Citation:
     record = paper.paper
     if record.citation is not None:
         return record.citation
-    kind = entry_type(record.venue)
+    kind = guessed_entry_type(record.venue)
     fields: list[tuple[str, str]] = []
     if not paper.title_was_derived and paper.title:
         fields.append(("title", paper.title))
@@ -342,4 +340,4 @@ def bibtex_file(entries: Iterable[str], comment: str | None = None) -> str:
 def venue_kind(venue: str | None) -> str:
     """What a paper page's Google Scholar tags call a venue when the source gives no entry type:
     "conference" (``inproceedings``), "journal" (``article``) or "other" (no venue, a preprint)."""
-    return {"inproceedings": "conference", "article": "journal"}.get(entry_type(venue), "other")
+    return {"inproceedings": "conference", "article": "journal"}.get(guessed_entry_type(venue), "other")
