@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page
 from generator.site.redirects import redirect_files
 from generator.site.render import PageRenderer
 from generator.sources.identity import PageNote, Redirect
-from tests.browser_support import block_third_parties, settle, wait_until
+from tests.browser_support import SEARCH_INPUT, block_third_parties, settle, wait_for_answer, wait_until
 
 AXE_FOLDER = Path(__file__).with_name("axe")
 AXE_INSTALL = "npm ci --prefix tests/axe"
@@ -137,6 +137,8 @@ def audit(
             block_third_parties(page, origin_text)
             for kind, address in kinds.items():
                 yield from _audited_page(page, site_url + address, kind, view, source)
+                if kind == "home":
+                    yield from _audited_search(page, view, source)
                 if kind == "paper":
                     # My list, audited later, then shows a saved paper (and the star its pressed state).
                     page.locator(".paper-star").first.click()
@@ -151,6 +153,29 @@ def _audited_page(page: Page, url: str, kind: str, view: str, source: str) -> It
         wait_until(page, "() => document.querySelector('mjx-container') !== null")
     if page.locator(".paper-map").count():
         wait_until(page, "() => Number(document.querySelector('.paper-map')?.dataset.drawn) > 0")
+    yield from _axe_findings(page, kind, view, source)
+
+
+SEARCHED = "learning"
+"""What the audit asks the search box: a word in many of any digest's papers, so results and their
+matched words are shown."""
+
+
+def _audited_search(page: Page, view: str, source: str) -> Iterator[Finding]:
+    """The page already loaded, with its search box open and answering (on a phone, opened by the
+    header's search button), as a reader sees it while searching."""
+    opener = page.locator("label.md-header__button[for='__search']").first
+    box = page.locator(f".paper-search {SEARCH_INPUT}")
+    if opener.is_visible():  # a phone: the header shows the button, not the box
+        opener.click()
+    else:
+        box.click()
+    box.fill(SEARCHED)
+    wait_for_answer(page, SEARCHED)
+    yield from _axe_findings(page, "search results", view, source)
+
+
+def _axe_findings(page: Page, kind: str, view: str, source: str) -> Iterator[Finding]:
     page.evaluate(source)
     result = page.evaluate(
         """async () => {

@@ -1,8 +1,9 @@
 """Accessibility of the built site, in Chromium: axe-core (Lighthouse's accessibility engine) finds no
 violation on one page of every kind (home, papers with and without math, keyword and topic pages and
-indexes, Explore, the map, My list with a saved paper, About, the 404 page, a removed paper's page), in
-the light and dark schemes, on a desktop and on a 390x844 phone; the star buttons are touch targets of
-at least 24x24 CSS pixels; and MathJax and the map's script load only on the pages that use them.
+indexes, Explore, the map, My list with a saved paper, About, the 404 page, a removed paper's page, and
+the home page with the search box open and answering), in the light and dark schemes, on a desktop
+and on a 390x844 phone; the star buttons are touch targets of at least 24x24 CSS pixels; and MathJax
+and the map's script load only on the pages that use them.
 
 axe-core comes from npm: ``npm ci --prefix tests/axe`` (``.ci/run`` does it); without it the axe test
 is skipped with that command. benchmarks/axe_audit.py runs the same audit on any digest, and
