@@ -15,6 +15,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +64,12 @@ def render(settings_path: Path, site_dir: Path, strict: bool = False) -> None:
     command = [sys.executable, "-m", "zensical", "build", "--config-file", str(settings_path)]
     if strict:
         command.append("--strict")
-    done = subprocess.run(command, cwd=settings_path.parent, capture_output=True, text=True)
+    returncode, output = run_watched(command, settings_path.parent)
     # Its report is coloured text; the lines that say something, without the colours or the frames.
-    output = _ANSI.sub("", "\n".join((done.stdout, done.stderr)))
+    output = _ANSI.sub("", output)
     said = [line.strip() for line in output.splitlines() if line.strip() and "─" not in line]
     warnings = [line for line in said if line.startswith(("Warning", "Error")) or line[:1].isdigit()]
-    if done.returncode != 0:
+    if returncode != 0:
         problems = warnings or [line for line in said if not line.startswith(("File ", "Traceback"))]
         raise DigestError("zensical build failed:\n" + "\n".join(problems[:40]))
     for line in warnings:
@@ -78,6 +80,49 @@ def render(settings_path: Path, site_dir: Path, strict: bool = False) -> None:
             shutil.rmtree(path)
         else:
             path.unlink(missing_ok=True)
+
+
+IDLE_LIMIT = 120.0
+"""Seconds a running build may go without using any CPU before it is taken for hung: a build works
+all the time, and Zensical 0.0.73 on large digests (from about 25,000 papers here) prints "Build
+started" and then waits for ever, its threads parked (benchmarks/notes/design.md)."""
+CHECK_EVERY = 2.0
+
+
+def run_watched(command: list[str], folder: Path, idle_limit: float = IDLE_LIMIT) -> tuple[int, str]:
+    """Run ``command`` in ``folder``; its exit code and what it printed. Stopped, with a DigestError,
+    when it has used no CPU for ``idle_limit`` seconds (read from /proc where the system has it;
+    elsewhere it is left to run)."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as printed:
+        process = subprocess.Popen(command, cwd=folder, stdout=printed, stderr=subprocess.STDOUT, text=True)
+        last_cpu, idle_since = _cpu_seconds(process.pid), time.monotonic()
+        while True:
+            try:
+                returncode = process.wait(timeout=CHECK_EVERY)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            cpu = _cpu_seconds(process.pid)
+            if cpu is None or cpu != last_cpu:
+                last_cpu, idle_since = cpu, time.monotonic()
+            elif time.monotonic() - idle_since >= idle_limit:
+                process.kill()
+                process.wait()
+                raise DigestError(
+                    f"zensical build stopped: it used no CPU for {idle_limit:.0f} s, so it had hung "
+                    "(Zensical does this on large digests); build with --engine mkdocs"
+                )
+        printed.seek(0)
+        return returncode, printed.read()
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time a process has used (all its threads), from /proc; None where that is not known."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def settings_folder(config_file: Path, docs_dir: Path, site_dir: Path) -> Path:
