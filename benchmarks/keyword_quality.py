@@ -151,14 +151,20 @@ def fillers(keywords: list[list[str]], abstracts: list[str]) -> dict[str, list[s
     inside a longer one: every use in its abstract is followed by the same word, which makes a term
     with it (``ranker.cut``: "early-exit large language" of "early-exit large language models",
     "topological data" of "topological data analysis"; not "classification" of "classification
-    task")."""
+    task"), or a tail cut from a longer name: every use is preceded by the same word that makes a
+    name with it (``ranker.cut_head`` read on one abstract: "gradient langevin dynamics" of
+    "stochastic gradient langevin dynamics"; not "learning" after "deep")."""
     from generator.analysis.keyphrases import Candidate
     from generator.analysis.keyphrases.canonical import canonical_key, is_acronym, singular
-    from generator.analysis.keyphrases.ranker import cut, word_stats
+    from generator.analysis.keyphrases.ranker import cut, cut_head, word_stats
     from generator.analysis.text import strip_markup
 
     stats = word_stats()
-    found: dict[str, list[str]] = {"common or not a noun": [], "cut inside a longer phrase": []}
+    found: dict[str, list[str]] = {
+        "common or not a noun": [],
+        "cut inside a longer phrase": [],
+        "tail of a longer name": [],
+    }
     for paper, abstract in zip(keywords, abstracts, strict=True):
         text = _text_words(strip_markup(abstract))
         for keyword in paper:
@@ -176,6 +182,15 @@ def fillers(keywords: list[list[str]], abstracts: list[str]) -> dict[str, list[s
                 (after,) = following
                 if after[0].isalnum() and cut(Candidate(key, keyword, followed_by=after), stats):
                     found["cut inside a longer phrase"].append(f"{keyword} [{after}]")
+            preceding = {
+                text[start - 1] if start > 0 else "."
+                for start in range(len(text) - size + 1)
+                if text[start : start + size] == words
+            }
+            if len(preceding) == 1:
+                (before,) = preceding
+                if before[0].isalnum() and cut_head(Candidate(key, keyword, preceded_by=before), 1.0, stats):
+                    found["tail of a longer name"].append(f"[{before}] {keyword}")
     return found
 
 

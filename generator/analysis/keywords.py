@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Generic, TypeVar
@@ -44,9 +44,11 @@ from generator.analysis.keyphrases.ranker import (
     KeywordModel,
     LoneWords,
     WordStats,
+    cut_head,
     keyword_model,
     lone_words,
     may_show,
+    modifier,
     paper_features,
     word_stats,
 )
@@ -55,6 +57,19 @@ from generator.progress import Advance
 
 MIN_SUPPORT = 2
 """A phrase is embedded when this many papers share it or one abstract uses it this often."""
+FIELD_DEFINITIONS = 3
+"""An acronym an abstract uses without defining it is spelled out only when at least this many of the
+digest's abstracts define it (the way most of them do): a convention of the field ("LLM"), not one
+other paper's name ("HP" was "hierarchical planning" in a paper about hyperparameters). NeurIPS 2023
+2-fold F1@5: 1 (any one definition, before) 0.2270, 3 0.2276, never 0.2266."""
+MIN_SCORE = -5.5
+"""A keyword scoring below this (the ranker's log-odds with the title and listing bonuses) is not
+shown once ``MIN_KEYWORDS`` are: a paper whose phrases run out shows fewer keywords rather than
+"deep learning", "uncertainty" or "lower bound". Picked by NeurIPS 2023 2-fold F1@5 (-6.5 0.2574,
+-6 0.2598, -5.5 0.2606, -5 0.2596); see benchmarks/notes/keywords-topics.md, fifth round."""
+MIN_KEYWORDS = 2
+"""Keywords a paper shows whatever their score (when it has that many): 1 0.2596, 2 0.2598, 3 0.2524
+at -6."""
 
 
 Value = TypeVar("Value")
@@ -83,6 +98,8 @@ class Candidates:
     """Keys of the phrases worth embedding, in a fixed order."""
     extracted: NewEntries[dict[str, Candidate]] = field(default_factory=NewEntries)
     """Each abstract's candidates that were not ``known`` (as ``abstract_candidates`` gave them)."""
+    hidden: list[frozenset[str]] = field(default_factory=list)
+    """Per paper, the keys that how the digest uses them shows to be no keyword (``digest_hidden``)."""
 
 
 def find_candidates(
@@ -112,11 +129,12 @@ def find_candidates(
         papers_using.update(key for key, candidate in candidates.items() if candidate.count)
     stats = word_stats()
     lone = lone or lone_words()
+    hidden = digest_hidden(per_paper, papers_using, stats)
     to_embed: set[str] = set()
-    for candidates in per_paper:
+    for candidates, hide in zip(per_paper, hidden, strict=True):
         # A filler, a word authors never list alone or a cut phrase is never shown, so never
         # embedded, nor counted towards top_n.
-        showable = [key for key, c in candidates.items() if shows(c, stats, lone)]
+        showable = [key for key, c in candidates.items() if key not in hide and shows(c, stats, lone)]
         supported = [
             key
             for key in showable
@@ -128,7 +146,39 @@ def find_candidates(
         ]
         # Keywords that repeat one another are never shown together: count the distinct ones.
         to_embed.update(supported if _distinct(supported, candidates, top_n) >= top_n else showable)
-    return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed), found)
+    return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed), found, hidden)
+
+
+def digest_hidden(
+    per_paper: Sequence[dict[str, Candidate]], papers_using: Mapping[str, int], stats: WordStats
+) -> list[frozenset[str]]:
+    """Per paper, the candidates that how the whole digest uses them shows to be no keyword: the tail
+    of a longer name (``ranker.cut_head``: "gradient langevin dynamics" where the paper and most
+    others write "stochastic" before it) and a modifier alone (``ranker.modifier``: "zero-shot",
+    "text-to-image", used before a noun in most of the digest's abstracts)."""
+    preceded: Counter[tuple[str, str]] = Counter()
+    heads: Counter[str] = Counter()
+    uses: Counter[str] = Counter()
+    for candidates in per_paper:
+        for key, candidate in candidates.items():
+            if candidate.count:
+                preceded[key, candidate.preceded_by] += 1
+                heads[key] += candidate.heads
+                uses[key] += candidate.count
+
+    def share_preceded(key: str, before: str) -> float:
+        """The share of the papers using ``key`` that always write ``before`` before it."""
+        return preceded[key, before] / max(papers_using.get(key, 0), 1)
+
+    return [
+        frozenset(
+            key
+            for key, candidate in candidates.items()
+            if modifier(candidate.form, heads[key], uses[key])
+            or (candidate.count and cut_head(candidate, share_preceded(key, candidate.preceded_by), stats))
+        )
+        for candidates in per_paper
+    ]
 
 
 def _distinct(keys: Sequence[str], candidates: dict[str, Candidate], enough: int) -> int:
@@ -173,9 +223,12 @@ def resolve_acronyms(per_paper: Sequence[dict[str, Candidate]]) -> list[dict[str
             if candidate.defined_by_acronym and candidate.words >= 2:
                 definitions.setdefault(_initials(key), Counter())[key] += 1
                 forms.setdefault(key, candidate.form)
-    expansion_of = {
-        letters: forms[min(counts.items(), key=lambda item: (-item[1], item[0]))[0]]
+    best = {
+        letters: min(counts.items(), key=lambda item: (-item[1], item[0]))
         for letters, counts in definitions.items()
+    }
+    expansion_of = {
+        letters: forms[phrase] for letters, (phrase, count) in best.items() if count >= FIELD_DEFINITIONS
     }
     if not expansion_of:
         return list(per_paper)
@@ -220,6 +273,8 @@ def _renamed(
                 count=found.count + candidate.count,
                 first_position=min(found.first_position, candidate.first_position),
                 in_title=found.in_title or candidate.in_title,
+                preceded_by=found.preceded_by if found.preceded_by == candidate.preceded_by else "",
+                heads=found.heads + candidate.heads,
             )
         )
     return merged
@@ -347,9 +402,10 @@ def choose_keywords(
     stats = stats or word_stats()
     lone = lone or lone_words()
     papers = len(candidates.per_paper)
+    hidden = candidates.hidden or [frozenset()] * papers
     keys_of, rows = [], []
-    for paper_candidates, similarity in zip(candidates.per_paper, similarities, strict=True):
-        keys = [key for key in similarity if shows(paper_candidates[key], stats, lone)]
+    for paper_candidates, similarity, hide in zip(candidates.per_paper, similarities, hidden, strict=True):
+        keys = [key for key in similarity if key not in hide and shows(paper_candidates[key], stats, lone)]
         keys_of.append(keys)
         cosines = [similarity[key] for key in keys]
         rows.append(paper_features(keys, cosines, paper_candidates, candidates.papers_using, papers, stats))
@@ -371,20 +427,34 @@ def choose_keywords(
             ),
             key=lambda item: (-item[0], item[1]),
         )
-        picked = _pick(scored, top_n, paper_candidates, {candidates.spellings[key]: key for key in keys})
+        own = {
+            candidates.spellings[key]
+            for key in keys
+            if _own_name(candidates.spellings[key], candidates.papers_using[key])
+        }
+        picked = _pick(scored, top_n, own)
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
 
 
+def _own_name(spelling: str, papers_using: int) -> bool:
+    """A name ("EmotionAttack", "QuIP", "CARTE") that no other paper of the digest uses: the paper's own."""
+    return is_acronym(spelling) and papers_using <= 1
+
+
 def _pick(
-    scored: list[tuple[float, str]], top_n: int, candidates: dict[str, Candidate], key_of: dict[str, str]
+    scored: list[tuple[float, str]], top_n: int, own: Set[str] = frozenset()
 ) -> list[tuple[float, str]]:
-    """The first ``top_n`` of ``scored`` (best first) that repeat none picked before them."""
+    """The first ``top_n`` of ``scored`` (best first) that repeat none picked before them, those after
+    the first ``MIN_KEYWORDS`` only while they score ``MIN_SCORE`` or more, or are the paper's ``own``
+    names (authors seldom list them; a reader looks for them)."""
     picked: list[tuple[float, str]] = []
     stems: list[list[str]] = []
     for score, spelling in scored:
         if len(picked) == top_n:
             break
+        if len(picked) >= MIN_KEYWORDS and score < MIN_SCORE and spelling not in own:
+            continue
         words = stemmed(spelling)
         if any(repeats(words, other) for other in stems):
             continue

@@ -68,6 +68,11 @@ class Candidate:
     in_title: bool = False
     followed_by: str = ""
     """The word (a key part) that follows every use in the abstract, if one always does."""
+    preceded_by: str = ""
+    """The word (a key part) that comes before every use in the abstract, if one always does."""
+    heads: int = 0
+    """Uses that end their noun phrase (no word of the phrase follows): "zero-shot" in "is zero-shot."
+    but not in "zero-shot classification"."""
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
@@ -164,18 +169,20 @@ def _spelled_by(short: str, words: list[str]) -> int | None:
     return long_form[position + 1 :].count(" ") + 1
 
 
-def _runs(text: str) -> list[list[str]]:
-    runs: list[list[str]] = [[]]
+def _runs(text: str) -> list[tuple[str | None, list[str]]]:
+    """The runs of content words, each with the word just before it (a function word or verb that broke
+    the run: "named" of "named entity recognition"), or None after punctuation or a possessive."""
+    runs: list[tuple[str | None, list[str]]] = [(None, [])]
     for token in _TOKEN.findall(text):
         owner = len(token) > 2 and token.endswith(_POSSESSIVE)
         word = token[:-2] if owner else token
         if not token[0].isalnum() or _weak(word):
-            runs.append([])
+            runs.append((key_parts(word)[0] if token[0].isalnum() else None, []))
             continue
-        runs[-1].append(word)
+        runs[-1][1].append(word)
         if owner:  # "the model's outputs": the owner ends a phrase, what it owns starts the next
-            runs.append([])
-    return [run for run in runs if run]
+            runs.append((None, []))
+    return [(before, run) for before, run in runs if run]
 
 
 def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
@@ -196,13 +203,13 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
     )
     body = _spelled_out(body, acronyms)
     runs = _runs(body)
-    total = max(1, sum(len(run) for run in runs))
+    total = max(1, sum(len(run) for _, run in runs))
     candidates: dict[str, Candidate] = {}
     neighbours: dict[str, tuple[set[str | None], set[str | None]]] = defaultdict(lambda: (set(), set()))
     # Spans of MAX_WORDS seen at least once not followed by a word that could end a longer phrase.
     whole_at_limit: set[str] = set()
     offset = 0
-    for run in runs:
+    for before, run in runs:
         length = len(run)
         may_end = [not _bad_edge(token, last=True) for token in run]
         parts = [key_parts(token) for token in run]
@@ -219,8 +226,12 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
                         key, canonical(" ".join(run[start:end])), 0, (offset + start) / total, end - start
                     )
                 candidate.count += 1
+                candidate.heads += end == length
                 left, right = neighbours[key]
-                left.add(_span_key(parts, start - 1, end) if start > 0 else None)
+                if start > 0:
+                    left.add(_span_key(parts, start - 1, end))
+                else:  # the word that broke the run ("named" of "named entity recognition"), if any
+                    left.add(f"{before} {key}" if before else None)
                 right.add(_span_key(parts, start, end + 1) if end < length else None)
                 if end - start == MAX_WORDS and not (end < length and may_end[end]):
                     whole_at_limit.add(key)
@@ -243,6 +254,9 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
         right = neighbours[key][1]
         if len(right) == 1 and None not in right:
             candidate.followed_by = next(iter(right)).rsplit(" ", 1)[-1]
+        left = neighbours[key][0]
+        if len(left) == 1 and None not in left:
+            candidate.preceded_by = next(iter(left))[: -len(key) - 1]
     for expansion in acronyms.values():
         key = canonical_key(expansion)
         if key in candidates:

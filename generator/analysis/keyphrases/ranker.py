@@ -29,7 +29,7 @@ import numpy as np
 from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.keyphrases.candidates import Candidate
 from generator.analysis.keyphrases.canonical import is_acronym, singular
-from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, VERBS
+from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, NO_END, VERBS
 
 WORD_STATS_FILE = "word_stats.json"
 MODEL_FILE = "keyword_ranker.json"
@@ -154,17 +154,48 @@ def cut(candidate: Candidate, stats: WordStats) -> bool:
     following = candidate.followed_by
     if not following or is_acronym(candidate.form):
         return False
-    generic = (
-        following in GENERIC_EDGE
-        or following in GENERIC_ALONE
-        or following in VERBS
-        or following in FUNCTION_WORDS
-        or following.endswith(("ed", "ing"))
-    )
-    if not generic:
+    if not _generic(following):
         return True
     longer = f"{candidate.key} {following}"
     return longer in stats.phrases and stats.phrase_title_rate(longer) >= stats.prior_phrase_title_rate
+
+
+CUT_HEAD_SHARE = 0.5
+"""A phrase that at least this share of the digest's papers using it always write after the same word
+is that longer name's tail, in the papers that do so too ("gradient langevin dynamics" of "stochastic
+gradient langevin dynamics"); one most of them use alone is a term of its own ("reinforcement
+learning", whatever "multi-agent" comes before it in one paper)."""
+
+
+def _generic(word: str) -> bool:
+    return (
+        word in GENERIC_EDGE
+        or word in GENERIC_ALONE
+        or word in VERBS
+        or word in FUNCTION_WORDS
+        or word.endswith(("ed", "ing", "ly"))
+    )
+
+
+def cut_head(candidate: Candidate, share: float, stats: WordStats) -> bool:
+    """Whether a candidate is the tail of a longer name: the abstract always writes the same word before
+    it, and so do ``share`` of the digest's papers that use it (``CUT_HEAD_SHARE``). A generic word,
+    a verb or an adverb before it ("proposed", "novel", "deep", "differentially") makes no name, unless the 50,000 abstracts' titles use the
+    longer phrase as often as the average phrase."""
+    before = candidate.preceded_by
+    if not before or is_acronym(candidate.form) or share < CUT_HEAD_SHARE:
+        return False
+    if not _generic(before.rsplit(" ", 1)[-1]) and before not in NO_END:
+        return True
+    longer = f"{before} {candidate.key}"
+    return longer in stats.phrases and stats.phrase_title_rate(longer) >= stats.prior_phrase_title_rate
+
+
+def modifier(form: str, heads: int, uses: int) -> bool:
+    """Whether one word or hyphenated compound ("zero-shot", "text-to-image", "model-free") is a modifier:
+    of its ``uses`` in the digest's abstracts, fewer than ``NOUN_HEAD_SHARE`` end their noun phrase
+    (the rest come before a noun: "zero-shot classification"). Acronyms are names, never modifiers."""
+    return " " not in form and not is_acronym(form) and uses > 0 and heads < NOUN_HEAD_SHARE * uses
 
 
 LONE_FEATURES = (
