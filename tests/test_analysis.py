@@ -29,6 +29,7 @@ from generator.analysis.keywords import (
     MIN_KEYWORDS,
     MIN_SCORE,
     Candidates,
+    _own_name,
     _pick,
     candidate_key,
     choose_keywords,
@@ -589,6 +590,15 @@ def test_a_paper_shows_fewer_keywords_rather_than_weak_ones() -> None:
     assert picked == [f"strong {rank}" for rank in range(MIN_KEYWORDS)] + ["EmotionAttack"]
     weak = [(MIN_SCORE - 10 - rank, f"weak {rank}") for rank in range(5)]
     assert len(_pick(weak, 5)) == MIN_KEYWORDS  # a paper always shows some keywords
+
+
+def test_a_paper_s_own_name_is_one_the_digest_and_the_field_do_not_use() -> None:
+    stats = word_stats()
+    assert _own_name("EmotionAttack", "emotionattack", 1, stats)
+    assert not _own_name("EmotionAttack", "emotionattack", 2, stats), "another paper uses it"
+    assert not _own_name("AI", "ai", 1, stats) and not _own_name("CLIP", "clip", 1, stats), "the field's"
+    assert not _own_name("ML conference", "ml conference", 1, stats), "a phrase, not a name"
+    assert not _own_name("emotion", "emotion", 1, stats), "not written as a name"
 
 
 def test_the_ranker_prefers_what_makes_a_keyword() -> None:

@@ -41,6 +41,7 @@ from generator.analysis.embed import Embedder
 from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus_spellings
 from generator.analysis.keyphrases.canonical import canonical, canonical_key, is_acronym
 from generator.analysis.keyphrases.ranker import (
+    MIN_USES,
     KeywordModel,
     LoneWords,
     WordStats,
@@ -430,16 +431,23 @@ def choose_keywords(
         own = {
             candidates.spellings[key]
             for key in keys
-            if _own_name(candidates.spellings[key], candidates.papers_using[key])
+            if _own_name(candidates.spellings[key], key, candidates.papers_using[key], stats)
         }
         picked = _pick(scored, top_n, own)
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
 
 
-def _own_name(spelling: str, papers_using: int) -> bool:
-    """A name ("EmotionAttack", "QuIP", "CARTE") that no other paper of the digest uses: the paper's own."""
-    return is_acronym(spelling) and papers_using <= 1
+def _own_name(spelling: str, key: str, papers_using: int, stats: WordStats) -> bool:
+    """A name of one word ("EmotionAttack", "QuIP", "CARTE") that no other paper of the digest uses
+    and the field's 50,000 abstracts hardly know (fewer than ``MIN_USES``): the paper's own, not "AI",
+    "ML" or "CLIP"."""
+    return (
+        " " not in spelling
+        and is_acronym(spelling)
+        and papers_using <= 1
+        and stats.counts.get(key, (0,))[0] < MIN_USES
+    )
 
 
 def _pick(
