@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.analysis.keywords import repeats, stemmed
+from generator.analysis.keywords import MIN_KEYWORDS, repeats, stemmed
 from generator.analysis.text import find_math_spans
 from generator.cli import main
 from generator.site.render import MIN_PAPERS_PER_KEYWORD_PAGE, plain_title
@@ -69,13 +69,15 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
     pages_with_math = 0
     by_id = {record["id"]: record for record in export}
     keyword_use = Counter(k for record in export for k in record["keywords"])
-    assert sum(len(record["keywords"]) for record in export) >= 0.95 * 5 * len(export)
+    # Fewer keywords rather than weak ones (issue 36): at least MIN_KEYWORDS each, and more where strong.
+    assert all(len(record["keywords"]) >= MIN_KEYWORDS for record in export)
+    assert sum(len(record["keywords"]) for record in export) > MIN_KEYWORDS * len(export)
 
     for record in export:
         page = site / record["url"] / "index.html"
         assert page.is_file(), record["url"]
         html = page.read_text(encoding="utf-8")
-        # Five, or fewer when the abstract has no five different things worth showing (issue 36).
+        # Five at most, fewer when the abstract has no five different things worth showing (issue 36).
         assert 1 <= len(record["keywords"]) <= 5
         stems = [stemmed(k) for k in record["keywords"]]
         assert not any(repeats(a, b) for i, a in enumerate(stems) for b in stems[i + 1 :]), record["keywords"]

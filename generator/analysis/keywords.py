@@ -8,9 +8,11 @@ the phrase, how often and how early the abstract uses it, whether it defines an 
 length, how its words are used across 50,000 abstracts (titled, ending a noun phrase) and whether it
 is only a piece of a longer candidate. One word that those abstracts show to be a filler (common or
 not a noun), or that NeurIPS 2023 authors seldom list alone (``ranker.LoneWords``), is never a
-keyword, and how often authors list a phrase adds to its score. No keyword is inside another of its
-paper after Porter stemming. Measured on NeurIPS 2023 author keywords (2-fold for what is learned
-from them), see benchmarks/notes/keywords-topics.md.
+keyword, and how often authors list a phrase adds to its score. How the digest uses a phrase hides
+the tail of a longer name and a modifier alone (``digest_hidden``). No keyword is inside another of
+its paper after Porter stemming, and past ``MIN_KEYWORDS`` a weak one is not shown at all. Measured
+on NeurIPS 2023 author keywords (2-fold for what is learned from them), see
+benchmarks/notes/keywords-topics.md.
 
 Only phrases that two papers share, that one abstract uses twice or that its given title uses (the
 title's phrases are candidates even where the abstract never uses them) are embedded (with all of an

@@ -179,9 +179,10 @@ def _generic(word: str) -> bool:
 
 def cut_head(candidate: Candidate, share: float, stats: WordStats) -> bool:
     """Whether a candidate is the tail of a longer name: the abstract always writes the same word before
-    it, and so do ``share`` of the digest's papers that use it (``CUT_HEAD_SHARE``). A generic word,
-    a verb or an adverb before it ("proposed", "novel", "deep", "differentially") makes no name, unless the 50,000 abstracts' titles use the
-    longer phrase as often as the average phrase."""
+    it, and so do ``share`` of the digest's papers that use it (``CUT_HEAD_SHARE``). A generic word, a
+    verb or an adverb before it ("proposed", "novel", "differentially"), or an adjective that never
+    ends a phrase ("deep", "large"), makes a name only when the 50,000 abstracts' titles use the
+    longer phrase as often as the average phrase ("large language model")."""
     before = candidate.preceded_by
     if not before or is_acronym(candidate.form) or share < CUT_HEAD_SHARE:
         return False
