@@ -10,11 +10,13 @@ the ``papers.bib`` entry, and the page's Google Scholar tags (``generator.site.r
 
 The reference reading is independent of the digest's readers: BibTeX with bibtexparser 2 (its
 default parse stack, names split by its ``parse_single_name_into_parts``) and every value turned into
-Unicode by pylatexenc's default ``LatexNodes2Text``; CSL-JSON, CSV and arXiv Atom with the standard
-library, field names mapped to BibTeX's as Zotero's and arXiv's own BibTeX exports map them. Two
-corrections are made on the source side only, both asked for by issue 37: HTML entities
-(``\\&amp;``) are decoded, and an accent written ``\\~{n}`` outside braces is read as ñ (bibtexparser
-reads the ``~`` as a tie between two words, as BibTeX's name grammar does).
+Unicode by pylatexenc's ``LatexNodes2Text`` (its default macros, with the four symbols it gets wrong
+mended as the reader mends them: ``generator.sources.bibtex.latex_context``); CSL-JSON, CSV and
+arXiv Atom with the standard library, field names mapped to BibTeX's as Zotero's and arXiv's own
+BibTeX exports map them. Two corrections are made on the source side only, both asked for by
+issue 37: HTML entities (``\\&amp;``) are decoded, and an accent written ``\\~{n}`` outside braces
+is read as ñ (bibtexparser reads the ``~`` as a tie between two words, as BibTeX's name grammar
+does).
 
 Printed per file and output: fields compared (present in the source and carried by the digest), how
 many are equal, how many differ, and the fields the digest does not carry (with counts). Values are
@@ -46,31 +48,20 @@ from bibtexparser.middlewares.names import (  # noqa: E402
     parse_single_name_into_parts,
     split_multiple_persons_names,
 )
-from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db  # noqa: E402
+from pylatexenc.latex2text import LatexNodes2Text  # noqa: E402
 
 from generator.model import AnalysedPaper, Paper, TitledPaper  # noqa: E402
 from generator.site.bibtex import bibtex_entry  # noqa: E402
 from generator.site.render import citation_meta  # noqa: E402
 from generator.sources import read_collection  # noqa: E402
 from generator.sources.base import ReadOptions  # noqa: E402
+from generator.sources.bibtex import latex_context  # noqa: E402
 
 SAMPLES = Path(os.environ.get("PAPER_DIGEST_SAMPLES") or PROJECT_ROOT.parent / "shared" / "samples")
 """The shared samples: ../shared/samples from the repository root, or where $PAPER_DIGEST_SAMPLES says."""
 EXPORTS_VARIABLE = "PAPER_DIGEST_EXPORTS"
-_CONTEXT = get_default_latex_context_db()
-# pylatexenc's defaults write "ˆ" (U+02C6) for \textasciicircum and drop \textbraceleft/right: its
-# own slips, not the source's, so the reference reads them as LaTeX defines them.
-_CONTEXT.add_context_category(
-    "latex-text-symbols",
-    macros=[
-        MacroTextSpec("textasciicircum", simplify_repl="^"),
-        MacroTextSpec("textasciitilde", simplify_repl="~"),
-        MacroTextSpec("textbraceleft", simplify_repl="{"),
-        MacroTextSpec("textbraceright", simplify_repl="}"),
-    ],
-    prepend=True,
-)
-_DECODER = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
+# The reader's mended macros (pylatexenc's own slips, not the source's), without its strict spaces.
+_DECODER = LatexNodes2Text(latex_context=latex_context(), math_mode="verbatim")
 _ENTITY = re.compile(r"\\?&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 _MATH = re.compile(r"\$|\\\(|\\\[")
 _BARE_TILDE_ACCENT = re.compile(r"(?<!\\)\\~(\{[^{}]*\}|[A-Za-z])")

@@ -21,17 +21,15 @@ Queries: the paper titles' first words and some questions.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import shutil
 import statistics
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.local_server import serving
 from generator.analysis.onnx_export import OnnxModel
 from generator.site.meaning_index import MeaningPaper, meaning_files, read_encoder_files, snippet
 
@@ -97,37 +95,25 @@ async ([query, model]) => {
 """
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
 def measure(site: Path, queries: list[str], runs: int, model: str = "full") -> dict:
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
     loads, per_query, box = [], [], []
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
-            for _ in range(runs):
-                context = browser.new_context()  # an empty cache each run
-                if model == "full":  # the reader's choice, as the switch stores it
-                    context.add_init_script("localStorage.setItem('paper-digest-meaning-model', 'full')")
-                tab = context.new_page()
-                tab.goto(url)
-                loads.append(tab.evaluate(LOAD, model))
-                per_query += [tab.evaluate(QUERY, [query, model]) for query in queries]
-                box += [tab.evaluate(BOX, [query, model]) for query in queries]
-                context.close()
-            browser.close()
-    finally:
-        server.shutdown()
+    with serving(site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        for _ in range(runs):
+            context = browser.new_context()  # an empty cache each run
+            if model == "full":  # the reader's choice, as the switch stores it
+                context.add_init_script("localStorage.setItem('paper-digest-meaning-model', 'full')")
+            tab = context.new_page()
+            tab.goto(url)
+            loads.append(tab.evaluate(LOAD, model))
+            per_query += [tab.evaluate(QUERY, [query, model]) for query in queries]
+            box += [tab.evaluate(BOX, [query, model]) for query in queries]
+            context.close()
+        browser.close()
     index = json.loads((site / "meaning" / "index.json").read_text(encoding="utf-8"))
     first_of_run = [per_query[i] for i in range(0, len(per_query), len(queries))]
     box_ms = [ms for ms in box if ms is not None]

@@ -24,10 +24,7 @@ method and the plain centroid of the saved vectors.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.local_server import serving
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
 from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.analysis.text import strip_markup
@@ -239,28 +237,17 @@ async ({lists, count}) => {
 """
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:
-        pass
-
-
 def ask_in_chromium(site: Path, lists: list[list[str]], count: int) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
-            tab = browser.new_page()
-            tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-            answers = tab.evaluate(ASK, {"lists": lists, "count": count})
-            browser.close()
-    finally:
-        server.shutdown()
+    with serving(site) as address, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        tab = browser.new_page()
+        tab.goto(address)
+        answers = tab.evaluate(ASK, {"lists": lists, "count": count})
+        browser.close()
     return answers
 
 

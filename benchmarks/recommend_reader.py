@@ -17,16 +17,14 @@ each variant is a copy of it (hard links) with its own two scripts.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import os
 import shutil
 import statistics
-import threading
+from contextlib import ExitStack
 from pathlib import Path
 
-from benchmarks.recommend_quality import _QuietHandler
+from benchmarks.local_server import serving
 from benchmarks.recommend_speed import baseline_script
 from generator.site.output import ASSETS_DIR
 
@@ -63,49 +61,39 @@ def measure(folders: dict[str, Path], latency: float, runs: int) -> dict[str, li
     """Each variant's milliseconds from navigation to the first recommendation, ``runs`` fresh contexts."""
     from playwright.sync_api import sync_playwright
 
-    servers = {}
-    for name, folder in folders.items():
-        server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder))
-        )
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers[name] = server
     papers = json.loads((next(iter(folders.values())) / "papers.json").read_text(encoding="utf-8"))
     saved = [{"url": paper["url"], "title": paper["title"]} for paper in papers[:SAVED]]
     names = list(folders)
     times: dict[str, list[float]] = {name: [] for name in names}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
-            for run in range(runs):
-                for name in names[run % len(names) :] + names[: run % len(names)]:
-                    root = f"http://127.0.0.1:{servers[name].server_address[1]}/"
-                    context = browser.new_context()
-                    page = context.new_page()
-                    session = context.new_cdp_session(page)
-                    session.send("Network.enable")
-                    session.send(
-                        "Network.emulateNetworkConditions",
-                        {
-                            "offline": False,
-                            "latency": latency,
-                            "downloadThroughput": -1,
-                            "uploadThroughput": -1,
-                        },
-                    )
-                    # reader.js keeps the list under the site's address (STORE).
-                    store = "paper-digest:saved:" + root
-                    page.add_init_script(PREPARE % (json.dumps(store), json.dumps(json.dumps(saved))))
-                    page.goto(root + "saved/")
-                    page.wait_for_function("() => window.benchmarkShown", timeout=60_000)
-                    times[name].append(page.evaluate("() => window.benchmarkShown"))
-                    context.close()
-            browser.close()
-    finally:
-        for server in servers.values():
-            server.shutdown()
+    with ExitStack() as servers, sync_playwright() as playwright:
+        roots = {name: servers.enter_context(serving(folder)) for name, folder in folders.items()}
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        for run in range(runs):
+            for name in names[run % len(names) :] + names[: run % len(names)]:
+                root = roots[name]
+                context = browser.new_context()
+                page = context.new_page()
+                session = context.new_cdp_session(page)
+                session.send("Network.enable")
+                session.send(
+                    "Network.emulateNetworkConditions",
+                    {
+                        "offline": False,
+                        "latency": latency,
+                        "downloadThroughput": -1,
+                        "uploadThroughput": -1,
+                    },
+                )
+                # reader.js keeps the list under the site's address (STORE).
+                store = "paper-digest:saved:" + root
+                page.add_init_script(PREPARE % (json.dumps(store), json.dumps(json.dumps(saved))))
+                page.goto(root + "saved/")
+                page.wait_for_function("() => window.benchmarkShown", timeout=60_000)
+                times[name].append(page.evaluate("() => window.benchmarkShown"))
+                context.close()
+        browser.close()
     return times
 
 

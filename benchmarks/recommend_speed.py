@@ -30,19 +30,17 @@ not change the ranking).
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import shutil
 import statistics
 import subprocess
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from benchmarks.recommend_quality import SETS, Corpus, _QuietHandler, read_corpus, write_site
+from benchmarks.local_server import serving
+from benchmarks.recommend_quality import SETS, Corpus, read_corpus, write_site
 from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.cache.database import CACHE_DATABASE
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
@@ -111,37 +109,30 @@ def measure(site: Path, lists: list[list[str]], pages: dict[str, str]) -> dict[s
     lists asked in the first context, the pages taking turns at going first."""
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
     names = list(pages)
     firsts: dict[str, list[dict]] = {name: [] for name in names}
     thens: dict[str, list[dict]] = {name: [] for name in names}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
-            kept = {}
-            for run in range(RUNS):
-                for name in names[run % len(names) :] + names[: run % len(names)]:
-                    context = browser.new_context()
-                    tab = context.new_page()
-                    tab.goto(url + pages[name])
-                    session = context.new_cdp_session(tab)
-                    session.send("Performance.enable")
-                    firsts[name].append(asked(tab, session, lists[run]))
-                    if run == 0:
-                        kept[name] = (tab, session)
-                    else:
-                        context.close()
-            for at, saved in enumerate(lists[RUNS:]):
-                for name in names[at % len(names) :] + names[: at % len(names)]:
-                    thens[name].append(asked(*kept[name], saved))
-            browser.close()
-    finally:
-        server.shutdown()
+    with serving(site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        kept = {}
+        for run in range(RUNS):
+            for name in names[run % len(names) :] + names[: run % len(names)]:
+                context = browser.new_context()
+                tab = context.new_page()
+                tab.goto(url + pages[name])
+                session = context.new_cdp_session(tab)
+                session.send("Performance.enable")
+                firsts[name].append(asked(tab, session, lists[run]))
+                if run == 0:
+                    kept[name] = (tab, session)
+                else:
+                    context.close()
+        for at, saved in enumerate(lists[RUNS:]):
+            for name in names[at % len(names) :] + names[: at % len(names)]:
+                thens[name].append(asked(*kept[name], saved))
+        browser.close()
     results = {}
     for name in names:
         times = [then["ms"] for then in thens[name]]

@@ -27,12 +27,9 @@ The papers' vectors come from the embedding cache (``--cache``; embedded on a mi
 from __future__ import annotations
 
 import argparse
-import functools
 import html
-import http.server
 import json
 import shutil
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -40,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.local_server import serving
 from generator.analysis.analyse import embed_papers, settle_titles, text_parts
 from generator.analysis.embed import SentenceTransformerEmbedder
 from generator.analysis.text import strip_markup
@@ -187,28 +185,17 @@ async ({queries, depth}) => {
 def ask_in_chromium(site: Path, queries: list[str]) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
-            )
-            tab = browser.new_page()
-            tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-            tab.evaluate("() => window.paperMeaning.ready()")
-            tab.evaluate("() => window.paperMeaning.search('a warm-up question', 1, 'quick')")
-            answers = tab.evaluate(ASK, {"queries": queries, "depth": DEPTH})
-            browser.close()
-    finally:
-        server.shutdown()
+    with serving(site) as address, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        tab = browser.new_page()
+        tab.goto(address)
+        tab.evaluate("() => window.paperMeaning.ready()")
+        tab.evaluate("() => window.paperMeaning.search('a warm-up question', 1, 'quick')")
+        answers = tab.evaluate(ASK, {"queries": queries, "depth": DEPTH})
+        browser.close()
     return answers
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:
-        pass
 
 
 def paper_index(url: str) -> int:

@@ -26,6 +26,22 @@ def snapshot(folder: Path) -> dict[str, str]:
     }
 
 
+def _site_builds(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each site build the build asks for from now on (the site is still built), as whether it was
+    an update."""
+    from generator import build as build_module
+
+    updates: list[bool] = []
+    real_build_site = build_module.build_site
+
+    def build_site(*arguments, **options):  # type: ignore[no-untyped-def]
+        updates.append(options.get("update", False))
+        return real_build_site(*arguments, **options)
+
+    monkeypatch.setattr(build_module, "build_site", build_site)
+    return updates
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> dict:
     settings = replace(load_settings(PROJECT_ROOT), cache_dir=tmp_path / "cache")
@@ -105,13 +121,7 @@ def test_unchanged_rebuild_skips_mkdocs_but_a_change_rebuilds(
     settings, request = project["settings"], project["request"]
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     site_before = snapshot(request.site_dir)
-    calls: list[object] = []
-    from generator import build as build_module
-
-    real_build_site = build_module.build_site
-    monkeypatch.setattr(
-        build_module, "build_site", lambda *a, **k: (calls.append(a), real_build_site(*a, **k))
-    )
+    calls = _site_builds(monkeypatch)
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert calls == []
     assert snapshot(request.site_dir) == site_before
@@ -133,15 +143,7 @@ def test_updated_site_is_the_site_a_full_build_makes(project: dict, fake_embedde
     edited = [f"{SAMPLE_ABSTRACTS[0]} We also release our code.", *SAMPLE_ABSTRACTS[1:-1]]
     edited.append("A brand new abstract about optics, lenses and the cameras that hold them.")
     write_text_input(project["source"], "Test Digest", edited)
-    from generator import build as build_module
-
-    updates: list[bool] = []
-    real_build_site = build_module.build_site
-    monkeypatch.setattr(
-        build_module,
-        "build_site",
-        lambda *a, **k: (updates.append(k.get("update", False)), real_build_site(*a, **k)),
-    )
+    updates = _site_builds(monkeypatch)
     result = build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     assert updates == [True] and result.docs.removed >= 1
     full = replace(
@@ -172,15 +174,7 @@ def test_a_removed_papers_page_in_an_update_is_the_page_a_full_build_makes(
     gone = next(p.entry.slug for p in first.digest.papers if p.entry.paper.abstract == SAMPLE_ABSTRACTS[-1])
     record = request.address_record.read_bytes()
     write_text_input(project["source"], "Test Digest", SAMPLE_ABSTRACTS[:-1])
-    from generator import build as build_module
-
-    updates: list[bool] = []
-    real_build_site = build_module.build_site
-    monkeypatch.setattr(
-        build_module,
-        "build_site",
-        lambda *a, **k: (updates.append(k.get("update", False)), real_build_site(*a, **k)),
-    )
+    updates = _site_builds(monkeypatch)
     build_digest(settings, request, Reporter(quiet=True), fake_embedder)
     full_root = root / "full"
     full = replace(

@@ -23,6 +23,7 @@ from generator.model import Paper, SourceLocation
 from generator.project.settings import columns_option
 from generator.sources import ReadOptions, read_collection
 from generator.sources.base import one_line, paragraphs
+from generator.sources.table import MISSING_VALUES
 from tests import paper_exports
 from tests.conftest import PROJECT_ROOT
 
@@ -1194,6 +1195,9 @@ def test_zotero_csv_and_csl_json_tags_never_become_authors_keywords(
     """Any tags of a Zotero CSV row or a CSL-JSON item are read as tags, each once, and only a
     table's own keywords column as the authors' keywords."""
     assume(all(not set(";|,/") & set(t) for t in manual + automatic + keywords))
+    # A cell holding only "NaN" or "NA" is what pandas and R write for an empty one: read as empty, by
+    # design (table.MISSING_VALUES), so a lone tag spelled so is not this property's business.
+    assume(all("; ".join(tags).strip() not in MISSING_VALUES for tags in (manual, automatic, keywords)))
     header = ["Key", "Item Type", "Title", "Abstract Note", "Manual Tags", "Automatic Tags", "Keywords"]
     row = [
         "K1",

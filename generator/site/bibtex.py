@@ -281,8 +281,9 @@ def bibtex_entry(paper: TitledPaper, url: str | None = None, abstract: bool = Fa
     citation = citation_of(paper)
 
     def value(name: str, text: str) -> str:
-        if citation.latex and _balanced(text) and not _TRAILING_BACKSLASH.search(text):
-            return text
+        if citation.latex and _balanced(text):
+            # "$\" (the source's "$\ ", trimmed): a space keeps the backslash off the closing brace
+            return f"{text} " if _TRAILING_BACKSLASH.search(text) else text
         if citation.latex:  # braces BibTeX would misread: written again from the text they stand for
             text = unescape_url(text) if name in URL_FIELDS else latex_to_text(text)
         return _escape_url(text) if name in URL_FIELDS else escape_text(text)

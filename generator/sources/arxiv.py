@@ -30,8 +30,8 @@ from generator.sources.base import (
     UnreadRecords,
     bare_doi,
     one_line,
+    papers_from_records,
     paragraphs,
-    skipped_warning,
     web_url,
     year_in,
 )
@@ -91,27 +91,19 @@ def read(path: Path, options: ReadOptions = DEFAULT_OPTIONS) -> FileContents:
     if not entries:
         raise InputError(path, None, "an Atom feed with no <entry>: the query found no papers")
 
-    papers: list[Paper] = []
-    without_summary: list[str] = []
     unread = UnreadRecords(options.keep_going)
-    for entry in entries:
-        try:
-            paper = _paper(path, entry, builder.lines.get(id(entry), 1))
-        except InputError as error:
-            unread.note(error)
-            continue
-        if isinstance(paper, Paper):
-            papers.append(paper)
-        else:
-            without_summary.append(paper)
+    lines = [builder.lines.get(id(entry), 1) for entry in entries]
+    papers, warnings = papers_from_records(
+        path, entries, lines, unread, _paper, ("entry", "entries"), "no <summary>"
+    )
     if not papers and not unread.skipped:
         raise InputError(path, None, f"none of its {len(entries)} entries has a <summary>")
-    warnings = skipped_warning(path, without_summary, ("entry", "entries"), "no <summary>")
     return FileContents(collection_name=None, papers=papers, warnings=warnings, skipped=unread.skipped)
 
 
-def _paper(path: Path, entry: ElementTree.Element, line: int) -> Paper | str:
-    """The entry as a paper, or, for an entry without a summary, its arXiv id for the warning."""
+def _paper(path: Path, index: int, entry: ElementTree.Element, line: int | None) -> Paper | str:
+    """The entry as a paper, or, for an entry without a summary, its arXiv id for the warning. (Its
+    ``index`` is not used: an entry is named by its id and line.)"""
     raw_id = _text(entry, f"{ATOM}id")
     if "/api/errors" in raw_id:
         raise InputError(
@@ -142,7 +134,7 @@ def _paper(path: Path, entry: ElementTree.Element, line: int) -> Paper | str:
     return Paper(
         id=paper_id,
         abstract=abstract,
-        source=SourceLocation(path, line),
+        source=SourceLocation(path, line or 1),
         title=title,
         authors=tuple(
             name

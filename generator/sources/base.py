@@ -170,10 +170,10 @@ def papers_from_records(
     what: tuple[str, str],
     why: str,
 ) -> tuple[list[Paper], list[str]]:
-    """The papers of a JSON array's records, read one by one by ``read_record`` (which gives a paper,
-    or the record's label when it holds no abstract, or raises ``InputError``, noted in ``unread``),
-    and one warning for the records skipped without an abstract (``what``, ``why``: see
-    ``skipped_warning``)."""
+    """The papers of a file's records (a JSON array's items, an Atom feed's entries), read one by one
+    by ``read_record`` (which gives a paper, or the record's label when it holds no abstract, or
+    raises ``InputError``, noted in ``unread``), and one warning for the records skipped without an
+    abstract (``what``, ``why``: see ``skipped_warning``)."""
     papers: list[Paper] = []
     without_abstract: list[str] = []
     for index, record in enumerate(records):
