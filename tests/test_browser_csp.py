@@ -138,7 +138,9 @@ def _html(site: Site, url: str) -> str:
 
 def test_every_built_page_carries_the_policy_first_with_its_scripts_hashes(served: Site) -> None:
     pages = sorted(served.root.rglob("*.html"))
-    assert len(pages) > 70  # 57 papers, their keyword pages, lists and the site's own pages
+    # 57 papers, their keyword pages (4 since a paper shows fewer keywords rather than weak ones), lists
+    # and the site's own pages
+    assert len(pages) > 65
     for path in pages:
         html = path.read_text(encoding="utf-8")
         head = html.split("<head>", 1)[1].lstrip()
