@@ -67,7 +67,12 @@ def cold_build(code_tree: Path, input_path: Path, work: Path) -> dict:
         subprocess.run(["rm", "-rf", str(work / folder)], check=True)
     wall, stages = build_with(code_tree, input_path, work)
     embedding = sum(seconds for name, seconds in stages.items() if name.startswith("embed"))
-    return {"wall": wall, "without_embedding": wall - embedding, "site": site_facts(work / "site")}
+    return {
+        "wall": wall,
+        "without_embedding": wall - embedding,
+        "stages": stages,
+        "site": site_facts(work / "site"),
+    }
 
 
 def comparison(
@@ -106,6 +111,8 @@ def main() -> None:
             runs[label].append(run)
             print(f"round {round_number + 1}, {label}: {run['wall']:.1f}s "
                   f"({run['without_embedding']:.1f}s without embedding)", flush=True)  # fmt: skip
+            # which stage a change costs: the build's own stage lines ("keywords: 12.3s")
+            print("  " + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in run["stages"].items()))
 
     medians = {
         label: (

@@ -14,6 +14,11 @@ never reaches it) and compared with the real one. Printed per corpus:
 - the longest derived title, in characters;
 - names kept: of the papers whose real title is "Name: …" with a Name the abstract also uses, the
   share whose derived title contains that Name;
+- names led: of the same papers, the share whose derived title leads with that name (right), with
+  another name (wrong), with none; and the share of all titles, derived (real), leading with a name;
+- stops short: derived titles whose description the abstract goes on with where it stops ("the
+  visibility [of …]", "by quantum [computing].": ``titles.stops_short``, the check the title chooser
+  applies, so it counts only what slips past it: candidates reworded, or none left to choose);
 - bad starts: derived titles that say the paper does something instead of what ("We show that …",
   "This paper focuses on …"), or whose description after "Name:" is a verb phrase ("PAM: Propose
   a …", "IRLS: And analyze …", "HAT: To design …").
@@ -47,7 +52,7 @@ from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     VERBS,
 )
 from generator.analysis.text import strip_markup  # noqa: E402
-from generator.analysis.titles import derive_titles  # noqa: E402
+from generator.analysis.titles import derive_titles, stops_short  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [
@@ -141,6 +146,47 @@ def method_name(title: str, abstract: str) -> str | None:
     return head if head in abstract else None
 
 
+def leading_name(title: str) -> str | None:
+    """The name a title leads with ("Name: description"; at most four words, a capital inside)."""
+    head, colon, _ = title.partition(":")
+    head = head.strip()
+    if not colon or not head or len(head.split()) > 4 or not any(c.isupper() for c in head[1:]):
+        return None
+    return head
+
+
+def same_name(written: str, name: str) -> bool:
+    """Whether a title's leading name is the given name: the same word but for case and a plural
+    ("SATLM", "3D-LLMs" for "SatLM", "3D-LLM"), or its short form ("DPO" for "Direct Preference
+    Optimization", "MIM" for "Meet in the Middle": its letters among the name's initials, in order)."""
+    a, b = written.lower(), name.lower()
+    if a.rstrip("s") == b.rstrip("s"):
+        return True
+    letters = [c for c in (a[:-1] if a.endswith("s") else a) if c.isalpha()]  # "CSGs"
+    initials = iter(w[0] for w in re.findall(r"[a-z0-9]+", b))
+    return len(letters) >= 2 and a[:1] == b[:1] and all(c in initials for c in letters)
+
+
+def name_led(derived: str, name: str) -> str:
+    """Whether a derived title leads with the real title's name: "right", "wrong" (another name
+    leads) or "none". A leading "Long Form (LF)" names either form; a title opening with the name
+    ("SkimNet, a reader …") leads with it too."""
+    head = leading_name(derived)
+    if head is None:
+        opens = re.match(rf"{re.escape(name)}(?![\w-])", derived, re.I)
+        return "right" if opens else "none"
+    together = re.fullmatch(r"(.+?) \((.+)\)", head)
+    forms = (head, *together.groups()) if together else (head,)
+    return "right" if any(same_name(form, name) for form in forms) else "wrong"
+
+
+def description_stops_short(derived: str, abstract: str) -> bool:
+    """Whether the abstract goes on with the derived title's description where it stops
+    (``titles.stops_short`` on the description, found in the abstract as written)."""
+    description = derived.partition(": ")[2] if leading_name(derived) else derived
+    return stops_short(description, abstract)
+
+
 @dataclass
 class Scores:
     papers: int
@@ -151,10 +197,19 @@ class Scores:
     names: int
     names_kept: float
     bad_start: float
+    led: float
+    """Share of derived titles leading with a name."""
+    led_real: float
+    """Share of real titles leading with a name."""
+    name_leads: Counter[str]
+    """Where the real title leads with a name the abstract uses: "right", "wrong", "none"."""
+    stopped_short: float
+    """Share of derived titles whose description the abstract goes on with."""
 
 
 def score(records: list[dict], show: int = 0) -> Scores:
     rouges, bad, bad_real, longest, names, kept, starts = [], 0, 0, 0, 0, 0, 0
+    led, led_real, short, leads = 0, 0, 0, Counter()
     titles = derive_titles([record["abstract"] for record in records])
     for position, (record, derived) in enumerate(zip(records, titles, strict=True)):
         rouges.append(rouge1(derived, record["title"]))
@@ -162,22 +217,36 @@ def score(records: list[dict], show: int = 0) -> Scores:
         starts += bad_start(derived)
         bad_real += bad_ending(record["title"])
         longest = max(longest, len(derived))
+        led += leading_name(derived) is not None
+        led_real += leading_name(record["title"]) is not None
+        short += description_stops_short(derived, record["abstract"])
         name = method_name(record["title"], record["abstract"])
         if name:
             names += 1
             kept += name in derived
+            leads[name_led(derived, name)] += 1
         if position < show:
             print(f"  {rouges[-1]:.2f} {derived!r}\n       real: {record['title']!r}")
+    n = len(records)
     return Scores(
-        len(records),
+        n,
         sum(rouges) / len(rouges),
-        bad / len(records),
-        bad_real / len(records),
+        bad / n,
+        bad_real / n,
         longest,
         names,
         kept / names if names else float("nan"),
-        starts / len(records),
+        starts / n,
+        led / n,
+        led_real / n,
+        leads,
+        short / n,
     )
+
+
+def share(counts: Counter[str], key: str) -> str:
+    total = sum(counts.values())
+    return f"{counts[key] / total:.1%}" if total else "n/a"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     print(
         f"{'corpus':42s} {'papers':>6s} {'ROUGE-1':>7s} {'bad end':>7s} {'(real)':>6s} {'max len':>7s} "
-        f"{'names kept':>12s} {'bad start':>9s}"
+        f"{'names kept':>12s} {'bad start':>9s} {'led right/wrong/none':>21s} {'led (real)':>12s} "
+        f"{'stops short':>11s}"
     )
     for corpus in arguments.corpora:
         if corpus.name in HELD_BACK:
@@ -197,10 +267,13 @@ def main(argv: list[str] | None = None) -> int:
             records = [json.loads(line) for line in handle if line.strip()]
         records = [r for r in records if r.get("title") and r.get("abstract")]
         result = score(records, arguments.show)
+        leads = "/".join(share(result.name_leads, k) for k in ("right", "wrong", "none"))
         print(
             f"{corpus.name:42s} {result.papers:6d} {result.rouge:7.3f} {result.bad:7.1%} "
             f"{result.bad_real:6.1%} {result.longest:7d} {result.names_kept:6.1%} of {result.names:4d} "
-            f"{result.bad_start:9.1%}"
+            f"{result.bad_start:9.1%} {leads:>21s} "
+            f"{result.led:5.1%} ({result.led_real:4.1%}) "
+            f"{result.stopped_short:11.1%}"
         )
     return 0
 

@@ -10,8 +10,11 @@ row; its target is its ROUGE-1 against the paper's real title (the measure of
 regression trees (scikit-learn's HistGradientBoostingRegressor, fixed seed) learn it; a
 HistGradientBoostingClassifier learns which name candidate a real title leads with ("Name: …"), and
 its threshold is the lowest whose ROUGE-1 is within NAME_TOLERANCE of the best on papers it did not
-see. Printed: for each corpus held out (trained on the other two and the scale sample), the ROUGE-1
-of the chosen titles, of the extractive oracle (the best candidate), of the first twelve words; the names kept
+see and at which no more derived titles lead with a name than real titles do (NAME_LEAD_RATIO). The
+detector reads the words around each use of a name, rated by how often real titles lead with a name
+used among them (``ContextCounts``). Printed: for each corpus held out (trained on the other two and
+the scale sample), the ROUGE-1 of the chosen titles, of the extractive oracle (the best candidate), of
+the first twelve words; the names kept
 (of the real titles "Name: …" whose name the abstract uses, the share of derived titles carrying
 it); background titles (derived, and the detector's false alarms on the real ones); what other name
 thresholds would give. Then the model trained on all three corpora (and the scale sample, below) is
@@ -52,13 +55,23 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 from sklearn.base import clone  # noqa: E402
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # noqa: E402
 from sklearn.model_selection import GroupKFold, cross_val_predict  # noqa: E402
-from title_quality import HELD_BACK, content_stems, method_name, rouge1  # noqa: E402
+from title_quality import (  # noqa: E402
+    HELD_BACK,
+    content_stems,
+    description_stops_short,
+    leading_name,
+    method_name,
+    name_led,
+    rouge1,
+    share,
+)
 
 from generator.analysis import text as text_module  # noqa: E402
 from generator.analysis import titles  # noqa: E402
 from generator.analysis.boosted_trees import BoostedTrees  # noqa: E402
 from generator.analysis.titles import (  # noqa: E402
     NameCandidate,
+    NameContextRates,
     TitleCandidate,
     TitleModel,
     abstract_facts,
@@ -69,6 +82,7 @@ from generator.analysis.titles import (  # noqa: E402
     is_background,
     lead_with_name,
     name_candidates,
+    name_contexts,
     name_features,
     name_marks,
     restore_math,
@@ -91,6 +105,9 @@ RATE_SMOOTHING = 5.0
 """Pseudo-counts of the average rate added to each word's title rate."""
 NAME_TOLERANCE = 0.002
 """Mean ROUGE-1 per paper the name threshold may give up to lead more titles with their name."""
+NAME_LEAD_RATIO = 1.0
+"""At most this many derived titles lead with a name for each real title of the training papers that
+does (measured on papers the detector did not see)."""
 MIN_ABSTRACTS = 3
 """A word's title rate is kept when at least this many training abstracts use it."""
 
@@ -297,7 +314,9 @@ def fit_titles(
     held_out = cross_val_predict(clone(model), x, y, groups=groups, cv=GroupKFold(n_splits=3))
     starts = np.cumsum([0] + [len(r) for r in rows])
     picked = [
-        best_candidate(paper.candidates, r, held_out[starts[i] : starts[i + 1]]) if len(r) else ""
+        best_candidate(paper.candidates, r, held_out[starts[i] : starts[i + 1]], paper.plain)
+        if len(r)
+        else ""
         for i, (paper, r) in enumerate(zip(papers, rows, strict=True))
     ]
     return model.fit(x, y), picked
@@ -311,16 +330,77 @@ def name_usage(papers: list[Paper]) -> Counter[str]:
     return usage
 
 
+def contexts_of(papers: list[Paper]) -> list[list[frozenset[str]]]:
+    return [[name_contexts(p.plain, n) for n in p.names] for p in papers]
+
+
+@dataclass
+class ContextCounts:
+    """Over the training papers' name candidates: how many have each context word, and how many of
+    those their real title leads with."""
+
+    seen: Counter[str]
+    led: Counter[str]
+    base: float
+
+    @classmethod
+    def of(cls, papers: list[Paper], contexts: list[list[frozenset[str]]]) -> ContextCounts:
+        seen, led = Counter(), Counter()
+        for paper, found in zip(papers, contexts, strict=True):
+            for context, label in zip(found, paper.name_labels, strict=True):
+                seen.update(context)
+                if label:
+                    led.update(context)
+        labels = np.concatenate([p.name_labels for p in papers]) if papers else np.zeros(0)
+        return cls(seen, led, float(labels.mean()) if len(labels) else 0.5)
+
+    def rate(self, seen: int, led: int) -> float:
+        return (led + RATE_SMOOTHING * self.base) / (seen + RATE_SMOOTHING)
+
+    def rates(self) -> NameContextRates:
+        return NameContextRates(
+            {w: round(self.rate(n, self.led[w]), 4) for w, n in self.seen.items() if n >= MIN_ABSTRACTS},
+            self.base,
+        )
+
+    def left_out(self, paper: Paper, found: list[frozenset[str]]) -> NameContextRates:
+        """The rates a training paper sees: its own candidates left out (a row must not see its answer)."""
+        seen, led = Counter(), Counter()
+        for context, label in zip(found, paper.name_labels, strict=True):
+            seen.update(context)
+            if label:
+                led.update(context)
+        return NameContextRates(
+            {
+                w: self.rate(self.seen[w] - n, self.led[w] - led[w])
+                for w, n in seen.items()
+                if self.seen[w] - n >= MIN_ABSTRACTS
+            },
+            self.base,
+        )
+
+
 def name_rows(
-    papers: list[Paper], usage: Counter[str], leave_one_out: bool, chances: list[dict[str, float]]
+    papers: list[Paper],
+    usage: Counter[str],
+    leave_one_out: bool,
+    chances: list[dict[str, float]],
+    context_counts: ContextCounts,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Name candidates' features; a training paper's own use of a name is not counted."""
+    """Name candidates' features; a training paper's own use of a name, and its own candidates'
+    contexts, are not counted."""
     own = 1 if leave_one_out else 0
+    contexts = contexts_of(papers)
+    shared = context_counts.rates()
     rows = [
         name_features(
-            p.names, {n.name.lower(): float(np.log1p(usage[n.name.lower()] - own)) for n in p.names}, chance
+            p.names,
+            {n.name.lower(): float(np.log1p(usage[n.name.lower()] - own)) for n in p.names},
+            chance,
+            found,
+            context_counts.left_out(p, found) if leave_one_out else shared,
         )
-        for p, chance in zip(papers, chances, strict=True)
+        for p, chance, found in zip(papers, chances, contexts, strict=True)
     ]
     groups = np.concatenate([np.full(len(p.names), i) for i, p in enumerate(papers)])
     return np.concatenate(rows), groups
@@ -333,28 +413,37 @@ def name_classifier() -> HistGradientBoostingClassifier:
 
 
 def fit_names(
-    papers: list[Paper], usage: Counter[str], descriptions: list[str], chances: list[dict[str, float]]
+    papers: list[Paper],
+    usage: Counter[str],
+    descriptions: list[str],
+    chances: list[dict[str, float]],
+    context_counts: ContextCounts,
 ) -> tuple[HistGradientBoostingClassifier, float]:
     """The name detector and its threshold: about the log-odds above which leading the title with the
     best name candidate raises the titles' ROUGE-1 most (a right name gains a word, a wrong one costs
     precision), judged on predictions for papers the detector did not see (three folds of the
     training papers) and the description the title scorer picked for each."""
-    x, groups = name_rows(papers, usage, leave_one_out=True, chances=chances)
+    x, groups = name_rows(papers, usage, leave_one_out=True, chances=chances, context_counts=context_counts)
     y = np.concatenate([p.name_labels for p in papers])
     held_out = cross_val_predict(
         name_classifier(), x, y, groups=groups, cv=GroupKFold(n_splits=3), method="decision_function"
     )
-    scores, gains = [], []
+    scores, gains, more_led = [], [], []
+    led_anyway = 0  # titles leading with a name whatever the threshold ("SkimNet, a reader …")
     starts = np.searchsorted(groups, np.arange(len(papers)))
     for i, (paper, description) in enumerate(zip(papers, descriptions, strict=True)):
+        plain = restore_math(lead_with_name(description, None), paper.formulas)
+        unled = leading_name(plain) is not None
         if not paper.names or not description:
+            led_anyway += unled
             continue
         mine = held_out[starts[i] : starts[i] + len(paper.names)]
         name = paper.names[int(np.argmax(mine))].name
         led = restore_math(lead_with_name(description, name), paper.formulas)
-        plain = restore_math(description, paper.formulas)
         scores.append(float(mine.max()))
         gains.append(rouge1(led, paper.title) - rouge1(plain, paper.title))
+        led_anyway += unled
+        more_led.append((leading_name(led) is not None) - unled)
     order = np.argsort(scores)[::-1]
     # leading with every name scored at least scores[order[k]]: the gain summed over them
     cumulative = np.cumsum(np.array(gains)[order])
@@ -363,7 +452,14 @@ def fit_names(
     # most NAME_TOLERANCE of mean ROUGE-1 keeps the most names the data does not object to.
     tolerable = np.flatnonzero(cumulative >= cumulative.max() - NAME_TOLERANCE * len(papers))
     lowest = int(tolerable.max())
-    threshold = float(np.array(scores)[order][lowest]) if cumulative.max() > 0 else float("inf")
+    # ... but the digest claims a name for a paper no more often than authors do: leading titles with
+    # names where the evidence is weak is what makes a baseline or a dataset lead
+    real_led = sum(leading_name(p.title) is not None for p in papers)
+    titles_led = led_anyway + np.cumsum(np.array(more_led)[order])
+    within = np.flatnonzero(titles_led <= NAME_LEAD_RATIO * real_led)
+    lowest = min(lowest, int(within.max())) if len(within) else -1
+    sorted_scores = np.array(scores)[order]
+    threshold = float(sorted_scores[lowest]) if cumulative.max() > 0 and lowest >= 0 else float("inf")
     return name_classifier().fit(x, y), threshold
 
 
@@ -372,7 +468,8 @@ def train(papers: list[Paper]) -> TitleModel:
     usage = name_usage(papers)
     words, chances = fit_words(papers, counts)
     scorer, picked = fit_titles(papers, counts, chances)
-    names, threshold = fit_names(papers, usage, picked, chances)
+    context_counts = ContextCounts.of(papers, contexts_of(papers))
+    names, threshold = fit_names(papers, usage, picked, chances, context_counts)
     return TitleModel(
         titles=BoostedTrees.from_histogram_boosting(scorer),
         names=BoostedTrees.from_histogram_boosting(names),
@@ -381,6 +478,7 @@ def train(papers: list[Paper]) -> TitleModel:
         base_rate=counts.base_rate,
         abstracts_using={name: round(float(np.log1p(n)), 3) for name, n in usage.items() if n >= 2},
         words=BoostedTrees.from_histogram_boosting(words),
+        name_context=context_counts.rates(),
     )
 
 
@@ -396,6 +494,7 @@ def evaluate(papers: list[Paper], model: TitleModel, show: int = 0) -> dict[str,
     marks = [name_marks(p.abstract) for p in papers]
     scored = titles.score_titles([p.plain for p in papers], model, marks)
     chosen, oracle, first12, names, kept, background, real_background, led = [], [], [], 0, 0, 0, 0, 0
+    led_real, leads, short = 0, Counter(), 0
     trade_off = {shift: ([], []) for shift in NAME_THRESHOLD_SHIFTS}
     for position, (paper, scores) in enumerate(zip(papers, scored, strict=True)):
         title = restore_math(scores.title(model.name_threshold), paper.formulas)
@@ -404,10 +503,13 @@ def evaluate(papers: list[Paper], model: TitleModel, show: int = 0) -> dict[str,
         first12.append(rouge1(first_words(paper.abstract), paper.title))
         background += is_background(title)
         real_background += is_background(paper.title)
-        led += ": " in title
+        led += leading_name(title) is not None
+        short += description_stops_short(title, paper.abstract)
+        led_real += leading_name(paper.title) is not None
         if paper.real_name:
             names += 1
             kept += paper.real_name in title
+            leads[name_led(title, paper.real_name)] += 1
         for shift, (rouges, kept_names) in trade_off.items():
             other = restore_math(scores.title(model.name_threshold + shift), paper.formulas)
             rouges.append(rouge1(other, paper.title))
@@ -426,6 +528,9 @@ def evaluate(papers: list[Paper], model: TitleModel, show: int = 0) -> dict[str,
         "background": background / n,
         "real_background": real_background / n,
         "led": led / n,
+        "led_real": led_real / n,
+        "leads": "/".join(share(leads, k) for k in ("right", "wrong", "none")),
+        "short": short / n,
         "trade_off": "; ".join(
             f"{shift:+.0f}: {np.mean(r):.3f} / {np.mean(k):.0%}" for shift, (r, k) in trade_off.items()
         ),
@@ -473,6 +578,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{result['first12']:7.3f} {result['kept']:6.1%} of {result['names']:4d} {result['led']:7.1%} "
             f"{result['background']:10.1%} {result['real_background']:6.1%}  "
             f"(name threshold {model.name_threshold:+.1f}; {time.time() - started:.0f} s)\n"
+            f"{'':38s} names led right/wrong/none {result['leads']}; titles leading with a name "
+            f"{result['led']:.1%} (real {result['led_real']:.1%}); descriptions stopping short "
+            f"{result['short']:.1%}\n"
             f"{'':38s} name threshold shifted: ROUGE-1 / names kept  {result['trade_off']}",
             flush=True,
         )

@@ -14,15 +14,18 @@ from generator.analysis.titles import (
     MODEL_FILE,
     NAME_FEATURES,
     WORD_FEATURES,
+    NameContextRates,
     TitleModel,
     derive_title,
     hide_math,
     is_background,
     lead_with_name,
     name_candidates,
+    name_contexts,
     name_marks,
     reads_as_a_sentence,
     shipped_model,
+    stops_short,
     title_candidates,
     word_chances,
     word_features,
@@ -54,7 +57,10 @@ def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     words = BoostedTrees.from_histogram_boosting(
         HistGradientBoostingClassifier(max_iter=5).fit(words_x, x[:, 2] > 0)
     )
-    model = TitleModel(titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2}, words)
+    context = NameContextRates({"<propose": 0.6, "<on": 0.02}, 0.1)
+    model = TitleModel(
+        titles, names, -1.5, {"bandit": 0.4, "novel": 0.01}, 0.1, {"imagenet": 5.2}, words, context
+    )
     model.save(tmp_path / "model.npz")
     model.save(tmp_path / "again.npz")
     assert (tmp_path / "model.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
@@ -66,6 +72,7 @@ def test_a_saved_model_loads_as_it_was(tmp_path) -> None:
     assert loaded.title_rate == pytest.approx(model.title_rate) and loaded.abstracts_using == pytest.approx(
         model.abstracts_using
     )
+    assert loaded.name_context.rates == pytest.approx(context.rates) and loaded.name_context.base == 0.1
 
 
 def test_the_model_ships_in_the_package_and_is_small() -> None:
@@ -129,6 +136,16 @@ def test_background_statements_are_recognised(title: str, background: bool) -> N
         ("Requires the model to be calibrated", True),
         ("Attacks on language models", False),
         ("Models of long documents", False),
+        # a verb between its subject and its object, further in
+        ("Long-document skimming (LDS) reduces the cost of reading", True),
+        ("Terms in the summaries reduce the length of a document", True),
+        ("A reader to skim the documents", False),
+        ("Readers that skim the documents", False),
+        ("Stacked deep sets and quantile pooling", False),
+        ("On long documents, SkimNet outperforms existing readers", True),
+        ("SkimNet outperforms", True),
+        ("Skimming", False),
+        ("The SkimNet reader for long documents", False),
     ],
 )
 def test_a_sentence_is_no_title(phrase: str, sentence: bool) -> None:
@@ -264,6 +281,9 @@ def test_what_something_is_said_to_be_is_no_name_given() -> None:
 
 
 def test_a_description_of_the_names_words_only_is_no_description() -> None:
+    # the description left once the name's aside is taken out and the title shortened to fit
+    name = "Hierarchical Document Skimming Network (HDSN)"
+    assert lead_with_name("Hierarchical Document Skimming Network (HDSN) for finding answers", name) == name
     assert lead_with_name("Social Environment", "Social Environment Design") == "Social Environment Design"
     assert lead_with_name("Social environments for agents", "Social Environment Design") == (
         "Social Environment Design: Social environments for agents"
@@ -291,3 +311,78 @@ def test_a_spaced_dash_splits_a_phrase_into_its_pieces() -> None:
     texts = [c.text for c in title_candidates(plain)[0]]
     assert "CARTE for Table Entries" in texts
     assert not any("—" in t for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "short"),
+    [
+        ("The role of readers in raising the visibility", True),  # "… of research papers"
+        ("Long documents by hierarchical", True),  # "… by hierarchical skimming."
+        ("Skimmed summaries closely match full", True),  # "… full summaries"
+        ("The role of readers", False),  # "… in raising": a phrase may end before a preposition
+        ("Long documents by hierarchical skimming", False),
+        ("Skimmed summaries", False),  # "… closely match": its verb follows
+        ("A reader of research papers", False),  # reworded: not in the abstract, nothing to judge
+    ],
+)
+def test_a_phrase_the_abstract_goes_on_with_stops_short(candidate: str, short: bool) -> None:
+    abstract = (
+        "We study the role of readers in raising the visibility of research papers. We summarise "
+        "long documents by hierarchical skimming. Skimmed summaries closely match full summaries."
+    )
+    assert stops_short(candidate, abstract) is short
+
+
+def test_a_phrase_used_whole_somewhere_does_not_stop_short() -> None:
+    abstract = "Readers of long documents skim. Long documents are slow to read for long documents readers."
+    assert not stops_short("long documents", abstract)
+
+
+def test_the_words_around_a_names_uses_are_its_context() -> None:
+    abstract = (
+        "We propose SkimNet, a reader for long documents. On ImageNet, SkimNet outperforms BERT. "
+        "We evaluate on ImageNet and compare with BERT baselines."
+    )
+    plain = hide_math(abstract)[0]
+    found = {c.name: c for c in name_candidates(plain, name_marks(abstract))}
+    skimnet = name_contexts(plain, found["SkimNet"])
+    assert {"<we", "<propose", ">a", ">reader", ">outperforms"} <= skimnet
+    assert "<evaluate" not in skimnet  # another sentence's words are not its context
+    assert {"<evaluate", "<on", ">and"} <= name_contexts(plain, found["ImageNet"])
+    assert ">baselines" in name_contexts(plain, found["BERT"])
+
+
+def test_context_rates_rate_a_names_context_by_its_words() -> None:
+    rates = NameContextRates({"<propose": 0.8, "<on": 0.05}, 0.2)
+    best, worst, mean = rates.features(frozenset({"<propose", "<on", "<unseen"}))
+    assert best == pytest.approx(np.log(4)) and worst == pytest.approx(np.log(0.05 / 0.95))
+    assert mean == pytest.approx((best + worst) / 2)
+    assert rates.features(frozenset({"<unseen"})) == pytest.approx((np.log(0.25),) * 3)
+
+
+@pytest.mark.parametrize(
+    ("description", "name", "title"),
+    [
+        (
+            "A dataset, SkimQA, with questions on long documents",
+            "SkimQA",
+            "SkimQA: A dataset with questions on long documents",
+        ),
+        (
+            "A hierarchical reader named SkimNet for long documents",
+            "SkimNet",
+            "SkimNet: A hierarchical reader for long documents",
+        ),
+        ("A hierarchical reader, SkimNet", "SkimNet", "SkimNet: A hierarchical reader"),
+        ("A reader called SkimNet (Skimming Network)", "SkimNet", "SkimNet: Skimming Network"),
+        ("A reader named Skimming Network (SkimNet)", "SkimNet", "SkimNet: Skimming Network"),
+        # a name after a clause that is not the noun it names stays where it is
+        (
+            "Unlike other readers of documents, SkimNet",
+            "SkimNet",
+            "Unlike other readers of documents, SkimNet",
+        ),
+    ],
+)
+def test_a_name_given_in_passing_leads_its_description(description: str, name: str, title: str) -> None:
+    assert lead_with_name(description, name) == title

@@ -81,11 +81,28 @@ def reads_as_a_sentence(plain: str) -> bool:
     """Grammar, not taste: a title is a noun phrase, so not one that opens with a pronoun, a negation
     or a conjunction ("This brittleness …", "Not put at risk …"), nor a subject and its verb ("MGit
     introduces …", "A-BAD-BO uses …"), nor a participle clause ("Simulated by …")."""
-    from generator.analysis.keyphrases.wordlists import VERBS
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
 
     words = [w.strip(",;:") for w in plain.split()]
     if not words:
         return False
+    # "Post-training quantization (PTQ) reduces the memory …", "Terms in the ODEs penalize the …": a
+    # verb between its subject (a noun or an aside) and its object, anywhere in the phrase
+    for position in range(1, len(words)):
+        before, word = words[position - 1], words[position]
+        after = words[position + 1] if position + 1 < len(words) else ""
+        verb, subject = word.lower(), before.lower()
+        if verb not in VERBS or verb.endswith(("ing", "ed")):
+            continue
+        finite = verb.endswith("s") and not verb.endswith("ss")
+        if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
+            return True  # "LESA outperforms …": a name and its verb
+        if after.lower() not in _OBJECT_START:
+            continue
+        if (finite or subject.endswith("s")) and (
+            before.endswith(")") or (subject not in FUNCTION_WORDS and subject not in VERBS)
+        ):
+            return True
     first = words[0].lower()
     second = words[1].lower() if len(words) > 1 else ""
     finite = second in VERBS and second.endswith("s") and not second.endswith("ss")
@@ -98,6 +115,40 @@ def reads_as_a_sentence(plain: str) -> bool:
         and (second in _OBJECT_START or (second.endswith("ing") and second not in _GERUND_NOUNS))
     )
     return first in _NOT_A_START or finite or bare_verb or (first.endswith("ed") and second.startswith("by"))
+
+
+_NEXT_WORD = re.compile(r"\s*([A-Za-z][\w-]*)(\s*[^\w\s]|\s*$)?")
+
+
+def stops_short(candidate: str, plain: str) -> bool:
+    """Grammar, not taste: a title is a whole phrase, so not one the abstract goes on with where the
+    candidate stops, at each of its uses: followed by "of" ("the visibility [of machine learning
+    research]"), by a noun or modifier of the same phrase ("closely match Wasserstein [distances]"), or
+    by a gerund ending it ("problems by quantum [computing].")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    words = candidate.split()
+    if not words:
+        return False
+    pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
+    uses = list(re.finditer(pattern, plain, re.I))
+    if not uses:
+        return False  # reworded ("Name: A …"): nothing to compare with
+
+    def goes_on(end: int) -> bool:
+        following = _NEXT_WORD.match(plain, end)
+        if following is None:
+            return False  # punctuation, a number or the end: the phrase ends here
+        word = following.group(1).lower()
+        if word == "of":
+            return True
+        if word in FUNCTION_WORDS or word.endswith("ly"):
+            return False
+        if word.endswith(("ing", "ed")):
+            return following.group(2) is not None  # "quantum computing." ends the phrase with it
+        return word not in VERBS
+
+    return all(goes_on(use.end()) for use in uses)
 
 
 # What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
@@ -550,6 +601,9 @@ NAME_FEATURES = (
     "predicate",
     "abstracts_using",
     "word_chance",
+    "context_best",
+    "context_worst",
+    "context_mean",
 )
 
 
@@ -700,22 +754,69 @@ def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCand
     ]
 
 
+_CONTEXT_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+_SENTENCE_END = re.compile(r"[.!?]\s")
+CONTEXT_BEFORE = 3
+"""Words before a use of a name that make its context ("we propose X", "evaluated on X")."""
+CONTEXT_AFTER = 2
+"""Words after it ("X dataset", "X outperforms")."""
+
+
+def name_contexts(plain: str, candidate: NameCandidate) -> frozenset[str]:
+    """The words around every use of a name in its sentence: "<propose" for one of the three words
+    before it, ">dataset" for one of the two after. What the abstract does with a name (proposes it,
+    evaluates on it, compares with it) shows in these words; which of them mark the paper's own name is
+    learned from real titles (``NameContextRates``), not listed."""
+    found: set[str] = set()
+    for form in candidate.forms or (candidate.name,):
+        for match in re.finditer(rf"(?<![\w-]){re.escape(form)}(?![\w-])", plain):
+            before = _SENTENCE_END.split(plain[max(0, match.start() - 80) : match.start()])[-1]
+            after = _SENTENCE_END.split(plain[match.end() : match.end() + 60])[0]
+            found.update(f"<{w.lower()}" for w in _CONTEXT_WORD.findall(before)[-CONTEXT_BEFORE:])
+            found.update(f">{w.lower()}" for w in _CONTEXT_WORD.findall(after)[:CONTEXT_AFTER])
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class NameContextRates:
+    """Of the training abstracts' name candidates with a context word (``name_contexts``), the smoothed
+    share that their real title leads with: "<propose" is high, "<on" or ">dataset" low."""
+
+    rates: dict[str, float]
+    base: float
+    """The share over all name candidates: the rate of a context word not seen in training."""
+
+    def features(self, context: frozenset[str]) -> tuple[float, float, float]:
+        """The best, worst and mean log-odds of the context's words (the base's when none is known)."""
+        odds = [math.log(r / (1 - r)) for w in context if (r := self.rates.get(w)) is not None]
+        if not odds:
+            base = math.log(self.base / (1 - self.base)) if 0 < self.base < 1 else 0.0
+            return base, base, base
+        return max(odds), min(odds), sum(odds) / len(odds)
+
+
 def name_features(
     candidates: list[NameCandidate],
     abstracts_using: dict[str, float],
     chances: dict[str, float] | None = None,
+    contexts: Sequence[frozenset[str]] | None = None,
+    context_rates: NameContextRates | None = None,
 ) -> np.ndarray:
-    """The candidates' ``NAME_FEATURES``: their own, how many abstracts use each, and the likeliest
-    title chance of its words (``word_chances``; a baseline's words seldom reach the title)."""
+    """The candidates' ``NAME_FEATURES``: their own, how many abstracts use each, the likeliest title
+    chance of its words (``word_chances``; a baseline's words seldom reach the title), and what the
+    words around its uses say (``name_contexts`` rated by ``context_rates``)."""
     chances = chances or {}
+    context_rates = context_rates or NameContextRates({}, 0.5)
+    contexts = contexts if contexts is not None else [frozenset()] * len(candidates)
     return np.array(
         [
             (
                 *c.features,
                 abstracts_using.get(c.name.lower(), 0.0),
                 max((chances.get(w, 0.0) for w in content_words(c.name)), default=0.0),
+                *context_rates.features(context),
             )
-            for c in candidates
+            for c, context in zip(candidates, contexts, strict=True)
         ],
         dtype=np.float32,
     ).reshape(len(candidates), len(NAME_FEATURES))
@@ -744,9 +845,12 @@ class TitleModel:
     a paper's own name is rare, a baseline's ("GPT-4", "ImageNet") common."""
     words: BoostedTrees | None = None
     """Log-odds that a content word of the abstract is in the title (``word_features``)."""
+    name_context: NameContextRates = field(default_factory=lambda: NameContextRates({}, 0.5))
+    """How often a name with each context word is the one the real title leads with."""
 
     def save(self, path) -> None:
         words, names = sorted(self.title_rate), sorted(self.abstracts_using)
+        contexts = sorted(self.name_context.rates)
         word_trees = (
             {"word_features": np.array(WORD_FEATURES), **self.words.arrays("word_trees")}
             if self.words
@@ -765,6 +869,9 @@ class TitleModel:
             base_rate=np.array(self.base_rate),
             names=np.array(names),
             abstracts_using=np.array([self.abstracts_using[n] for n in names], dtype=np.float32),
+            context_words=np.array(contexts),
+            context_rates=np.array([self.name_context.rates[w] for w in contexts], dtype=np.float32),
+            context_base=np.array(self.name_context.base),
         )
 
     @classmethod
@@ -788,6 +895,10 @@ class TitleModel:
                     zip(data["names"].tolist(), data["abstracts_using"].tolist(), strict=True)
                 ),
                 words=BoostedTrees.from_arrays(data, "word_trees") if has_words else None,
+                name_context=NameContextRates(
+                    dict(zip(data["context_words"].tolist(), data["context_rates"].tolist(), strict=True)),
+                    float(data["context_base"]),
+                ),
             )
 
 
@@ -846,7 +957,16 @@ def score_titles(
     chances = word_chances(plains, [rules_name for _, rules_name in made], model)
     name_scores = _predict_each(
         model.names,
-        [name_features(n, model.abstracts_using, c) for n, c in zip(names, chances, strict=True)],
+        [
+            name_features(
+                found,
+                model.abstracts_using,
+                chance,
+                [name_contexts(plain, c) for c in found],
+                model.name_context,
+            )
+            for plain, found, chance in zip(plains, names, chances, strict=True)
+        ],
         len(NAME_FEATURES),
     )
     best_names = [
@@ -870,19 +990,22 @@ def score_titles(
             first_words = " ".join(plain.split()[:12])
             description = grammar._capitalise(grammar._trim_hanging_end(first_words))
         else:
-            description = best_candidate(candidates, features, scores)
+            description = best_candidate(candidates, features, scores, plain)
         scored.append(ScoredTitle(description, name, name_score))
     return scored
 
 
-def best_candidate(candidates: list[TitleCandidate], features: np.ndarray, scores: np.ndarray) -> str:
-    """The best-scored candidate; a statement about the field, or a sentence, is never the title while
-    the abstract offers anything else."""
-    unfit = (features[:, FEATURES.index("background")] > 0) | np.array(
-        [reads_as_a_sentence(c.text) for c in candidates]
-    )
-    if not unfit.all():
-        scores = np.where(unfit, -np.inf, scores)
+def best_candidate(
+    candidates: list[TitleCandidate], features: np.ndarray, scores: np.ndarray, plain: str
+) -> str:
+    """The best-scored candidate; a statement about the field, a sentence, or a phrase the abstract
+    goes on with (``stops_short``) is never the title while the abstract offers anything else."""
+    background = features[:, FEATURES.index("background")] > 0
+    # best first, checking only until one fits (the grammar checks cost more than the scores)
+    for index in np.argsort(-scores, kind="stable"):
+        text = candidates[index].text
+        if not background[index] and not reads_as_a_sentence(text) and not stops_short(text, plain):
+            return text
     return candidates[int(np.argmax(scores))].text
 
 
@@ -939,6 +1062,34 @@ def _repeats(description: str, name: str) -> bool:
     return bool(words) and words <= set(content_words(name))
 
 
+_NAMING = r"(?:termed|called|named|dubbed|coined)(?:\s+as)?"
+
+
+def _name_set_aside(description: str, name: str, forms: tuple[str, ...]) -> str | None:
+    """The description without the name it gives in passing, or None when it uses the name otherwise:
+    "A tree-search framework for LLMs (termed TS-LLM)", "A model named SlotRefine for slot filling",
+    "A dataset, IIRC, with questions" and "A translation approach, PharmMT" describe the name."""
+    written = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    asides = [
+        # "A framework named Large Model Collaboration (LMC)"
+        rf",?\s+{_NAMING}\s+(?P<spelled>[^(),]{{3,80}}?)\s*\((?:{written})\)",
+        rf"\s*\((?:{_NAMING}\s+)?(?:{written})\)",
+        rf",?\s+{_NAMING}\s+(?:{written})(?:\s*\((?P<spelled>[^()]*)\))?(?![\w-])",
+    ]
+    if re.match(r"(?:a|an|the)\s", description, re.I):
+        # an apposition after the noun it names: "A dataset, IIRC, with …" (not "Unlike X, Name")
+        asides.append(rf",\s+(?:{written})(?:\s*\([^()]*\))?\s*(?:,|$)")
+    for aside in asides:
+        found = re.search(aside, description, re.I)
+        if found is None:
+            continue
+        described = (description[: found.start()] + description[found.end() :]).strip()
+        spelled = found.groupdict().get("spelled")
+        # "An algorithm called SHOT (Suppressing the Hessian …)": the spelled-out name says more
+        return spelled.strip() if spelled and len(described.split()) < 3 else described
+    return None
+
+
 def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
@@ -970,10 +1121,8 @@ def lead_with_name(description: str, name: str | None) -> str:
     if apposition:
         description = description[apposition.end() :]
     elif any(uses(form) for form in forms):
-        # "A tree-search framework for LLMs (termed TS-LLM)" describes TS-LLM
-        aside = rf"\s*\((?:(?:termed|called|named|dubbed|coined)(?:\s+as)?\s+)?{re.escape(name)}\)"
-        described = re.sub(aside, "", description, flags=re.I)
-        if described == description:
+        described = _name_set_aside(description, name, forms)
+        if described is None:
             return description
         description = described
     if _repeats(description, name):
@@ -982,7 +1131,8 @@ def lead_with_name(description: str, name: str | None) -> str:
         return _name_alone(name)
     budget = MAX_TITLE_LENGTH - len(name) - 2
     shortened = grammar._shorten(description, budget) if budget >= 15 else ""
-    if len(shortened.split()) < 2:
+    if len(shortened.split()) < 2 or _repeats(shortened, name):
+        # "Compositional Concept Extraction (CCE): Compositional Concept Extraction", once shortened
         return _name_alone(name)
     return f"{name}: {grammar._capitalise(shortened)}"
 
