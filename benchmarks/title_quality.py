@@ -139,11 +139,8 @@ def bad_start(title: str) -> bool:
 
 def method_name(title: str, abstract: str) -> str | None:
     """The name a real title "Name: description" gives, when the abstract uses it too."""
-    head, colon, _ = title.partition(":")
-    head = head.strip()
-    if not colon or not head or len(head.split()) > 4 or not any(c.isupper() for c in head[1:]):
-        return None
-    return head if head in abstract else None
+    head = leading_name(title)
+    return head if head and head in abstract else None
 
 
 def leading_name(title: str) -> str | None:

@@ -334,6 +334,15 @@ def contexts_of(papers: list[Paper]) -> list[list[frozenset[str]]]:
     return [[name_contexts(p.plain, n) for n in p.names] for p in papers]
 
 
+def _count(paper: Paper, found: list[frozenset[str]], seen: Counter[str], led: Counter[str]) -> None:
+    """Add a paper's name candidates' context words to ``seen``, and to ``led`` those of the name its
+    real title leads with."""
+    for context, label in zip(found, paper.name_labels, strict=True):
+        seen.update(context)
+        if label:
+            led.update(context)
+
+
 @dataclass
 class ContextCounts:
     """Over the training papers' name candidates: how many have each context word, and how many of
@@ -347,10 +356,7 @@ class ContextCounts:
     def of(cls, papers: list[Paper], contexts: list[list[frozenset[str]]]) -> ContextCounts:
         seen, led = Counter(), Counter()
         for paper, found in zip(papers, contexts, strict=True):
-            for context, label in zip(found, paper.name_labels, strict=True):
-                seen.update(context)
-                if label:
-                    led.update(context)
+            _count(paper, found, seen, led)
         labels = np.concatenate([p.name_labels for p in papers]) if papers else np.zeros(0)
         return cls(seen, led, float(labels.mean()) if len(labels) else 0.5)
 
@@ -366,10 +372,7 @@ class ContextCounts:
     def left_out(self, paper: Paper, found: list[frozenset[str]]) -> NameContextRates:
         """The rates a training paper sees: its own candidates left out (a row must not see its answer)."""
         seen, led = Counter(), Counter()
-        for context, label in zip(found, paper.name_labels, strict=True):
-            seen.update(context)
-            if label:
-                led.update(context)
+        _count(paper, found, seen, led)
         return NameContextRates(
             {
                 w: self.rate(self.seen[w] - n, self.led[w] - led[w])
