@@ -18,7 +18,7 @@ import math
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -649,6 +649,11 @@ def _long_form(short: str, plain: str) -> tuple[str, str] | None:
     return None
 
 
+def _uses(name: str, plain: str) -> Iterator[re.Match[str]]:
+    """Each use of a name in the text as a whole word ("CARTE" not in "CARTEs" or "re-CARTE")."""
+    return re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", plain)
+
+
 def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCandidate]:
     """What in an abstract could be the name of its method: words with capitals or digits inside
     ("DreamSim", "3D-LLM"), runs of capitalised words ("Tree of Thoughts"), the name the naming rules
@@ -668,7 +673,7 @@ def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCand
 
     def place(name: str) -> tuple[int, int, int] | None:
         """(sentence, start in sentence, offset) of the name's first use in the abstract."""
-        match = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", plain)
+        match = next(_uses(name, plain), None)
         if match is None:
             return None
         index = max(0, int(np.searchsorted(starts, match.start(), side="right")) - 1)
@@ -769,7 +774,7 @@ def name_contexts(plain: str, candidate: NameCandidate) -> frozenset[str]:
     learned from real titles (``NameContextRates``), not listed."""
     found: set[str] = set()
     for form in candidate.forms or (candidate.name,):
-        for match in re.finditer(rf"(?<![\w-]){re.escape(form)}(?![\w-])", plain):
+        for match in _uses(form, plain):
             before = _SENTENCE_END.split(plain[max(0, match.start() - 80) : match.start()])[-1]
             after = _SENTENCE_END.split(plain[match.end() : match.end() + 60])[0]
             found.update(f"<{w.lower()}" for w in _CONTEXT_WORD.findall(before)[-CONTEXT_BEFORE:])
@@ -795,6 +800,10 @@ class NameContextRates:
         return max(odds), min(odds), sum(odds) / len(odds)
 
 
+NO_CONTEXT_RATES = NameContextRates({}, 0.5)
+"""Rates for a model trained without context words: every name's context features are zero."""
+
+
 def name_features(
     candidates: list[NameCandidate],
     abstracts_using: dict[str, float],
@@ -806,7 +815,7 @@ def name_features(
     chance of its words (``word_chances``; a baseline's words seldom reach the title), and what the
     words around its uses say (``name_contexts`` rated by ``context_rates``)."""
     chances = chances or {}
-    context_rates = context_rates or NameContextRates({}, 0.5)
+    context_rates = context_rates or NO_CONTEXT_RATES
     contexts = contexts if contexts is not None else [frozenset()] * len(candidates)
     return np.array(
         [
@@ -845,7 +854,7 @@ class TitleModel:
     a paper's own name is rare, a baseline's ("GPT-4", "ImageNet") common."""
     words: BoostedTrees | None = None
     """Log-odds that a content word of the abstract is in the title (``word_features``)."""
-    name_context: NameContextRates = field(default_factory=lambda: NameContextRates({}, 0.5))
+    name_context: NameContextRates = NO_CONTEXT_RATES
     """How often a name with each context word is the one the real title leads with."""
 
     def save(self, path) -> None:
