@@ -124,13 +124,18 @@ def test_snippet_cuts_at_a_word() -> None:
     assert cut == "word word word word …"
 
 
-def _encoder(dimensions: int = 32, axes: int = 8, tokens: int = 50, seed: int = 0) -> QueryEncoder:
+def _encoder(
+    dimensions: int = 32, axes: int = 8, tokens: int = 50, seed: int = 0, hidden: int = 6
+) -> QueryEncoder:
     rng = np.random.default_rng(seed)
     return QueryEncoder(
         np.sort(rng.choice(1000, tokens, replace=False)).astype(np.int32),
         rng.normal(size=(tokens, axes)).astype(np.float32),
         rng.normal(size=(axes, dimensions)).astype(np.float32),
         rng.normal(size=dimensions).astype(np.float32) * 0.1,
+        rng.normal(size=(axes, hidden)).astype(np.float32),
+        rng.normal(size=hidden).astype(np.float32) * 0.1,
+        rng.normal(size=(hidden, dimensions)).astype(np.float32),
     )
 
 
@@ -140,7 +145,7 @@ def test_the_quick_encoder_ships_under_hashed_names_and_reads_back(exported: Onn
     index = json.loads(files[INDEX_FILE])
     assert index["full_model_bytes"] == len(b"model") + 1000
     described = index["encoder"]
-    for key in ("ids", "vectors", "map"):
+    for key in ("ids", "vectors", "map", "hidden_in", "hidden_out"):
         name = described[key]
         assert f"meaning/{name}" in files
         assert meaning_index.hashed_name(name.rsplit("-", 1)[0], files[f"meaning/{name}"]) == name
@@ -159,9 +164,8 @@ def test_the_quick_encoder_ships_under_hashed_names_and_reads_back(exported: Onn
     assert not theirs[2].any() and not theirs[3].any()
     # Another encoder, other bytes, other names: a browser's cached copy is never stale.
     other = json.loads(meaning_files(_papers(30), _clustered(30), exported, _encoder(seed=1))[INDEX_FILE])
-    assert {other["encoder"][key] for key in ("ids", "vectors", "map")}.isdisjoint(
-        {described[key] for key in ("ids", "vectors", "map")}
-    )
+    parts = ("ids", "vectors", "map", "hidden_in", "hidden_out")
+    assert {other["encoder"][key] for key in parts}.isdisjoint({described[key] for key in parts})
 
 
 def test_without_a_quick_encoder_the_index_names_none(exported: OnnxModel) -> None:

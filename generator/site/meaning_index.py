@@ -20,11 +20,13 @@ each, in the clusters' order, and a query fetches those of its ten results only.
 same order, are in ``ids.json`` (Explore's order by closeness maps scores to its papers with them).
 
 The quick query encoder (``generator.analysis.query_encoder``), when the digest's model has one:
-``encoder-ids-H.bin`` (the kept tokens' vocabulary ids, int32), ``encoder-H.bin`` (their vectors) and
-``encoder-map-H.bin`` (the map into the papers' space, one row per encoder axis), in the vector
-format, ``H`` a hash of the content: the names change when the bytes do, so a browser may keep them as
-long as it likes. ``index.json`` names them and holds the map's bias, and the full model's download in
-bytes (the model, the runtime's WebAssembly and script), which the search box states.
+``encoder-ids-H.bin`` (the kept tokens' vocabulary ids, int32), ``encoder-H.bin`` (their vectors),
+``encoder-map-H.bin`` (the map into the papers' space, one row per encoder axis) and the hidden layer
+added to the map, ``encoder-hidden-in-H.bin`` (one row per encoder axis) and
+``encoder-hidden-out-H.bin`` (one row per hidden unit), in the vector format, ``H`` a hash of the
+content: the names change when the bytes do, so a browser may keep them as long as it likes.
+``index.json`` names them and holds the map's and the hidden layer's biases, and the full model's
+download in bytes (the model, the runtime's WebAssembly and script), which the search box states.
 
 Layout, under ``meaning/``: ``index.json``; ``vectors-0.bin`` (one cluster) or ``centroids.bin``,
 ``codebook.bin``, ``codes-K.bin`` per cluster and ``rows-F.bin`` per ``ROWS_PER_FILE`` papers;
@@ -188,6 +190,8 @@ def encoder_files(encoder: QueryEncoder) -> tuple[dict[str, bytes], dict[str, ob
         "ids": ("encoder-ids", encoder.token_ids.astype("<i4").tobytes()),
         "vectors": ("encoder", vectors_file(encoder.token_vectors)),
         "map": ("encoder-map", vectors_file(encoder.map)),
+        "hidden_in": ("encoder-hidden-in", vectors_file(encoder.hidden_in)),
+        "hidden_out": ("encoder-hidden-out", vectors_file(encoder.hidden_out)),
     }
     names = {key: hashed_name(stem, data) for key, (stem, data) in parts.items()}
     files = {f"{FOLDER}/{names[key]}": data for key, (_, data) in parts.items()}
@@ -195,6 +199,8 @@ def encoder_files(encoder: QueryEncoder) -> tuple[dict[str, bytes], dict[str, ob
         **names,
         "dimensions": int(encoder.token_vectors.shape[1]),
         "bias": [round(float(value), 7) for value in encoder.bias],
+        "hidden": int(encoder.hidden_in.shape[1]),
+        "hidden_bias": [round(float(value), 7) for value in encoder.hidden_bias],
     }
     return files, described
 
@@ -310,7 +316,17 @@ def read_encoder_files(files: dict[str, bytes]) -> QueryEncoder | None:
     token_ids = np.frombuffer(files[f"{FOLDER}/{described['ids']}"], dtype="<i4")
     vectors = read_vectors_file(files[f"{FOLDER}/{described['vectors']}"], described["dimensions"])
     mapping = read_vectors_file(files[f"{FOLDER}/{described['map']}"], index["dimensions"])
-    return QueryEncoder(token_ids, vectors, mapping, np.array(described["bias"], dtype=np.float32))
+    hidden_in = read_vectors_file(files[f"{FOLDER}/{described['hidden_in']}"], described["hidden"])
+    hidden_out = read_vectors_file(files[f"{FOLDER}/{described['hidden_out']}"], index["dimensions"])
+    return QueryEncoder(
+        token_ids,
+        vectors,
+        mapping,
+        np.array(described["bias"], dtype=np.float32),
+        hidden_in,
+        np.array(described["hidden_bias"], dtype=np.float32),
+        hidden_out,
+    )
 
 
 def all_stored_vectors(files: dict[str, bytes]) -> np.ndarray:
