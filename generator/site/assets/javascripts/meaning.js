@@ -488,8 +488,8 @@
   // fusion 0.329 / 0.272 / 0.540, this 0.325 / 0.275 / 0.553; either beats both sides on each).
   // The quick encoder's ranking is less sure than the full model's: it counts three quarters of any
   // word matches' (on the same sets, chosen for the linear encoder: 0.316 / 0.280 / 0.513 against
-  // 0.297 / 0.258 / 0.513 with the full model's weights; with the hidden layer, unchanged: 0.326 /
-  // 0.275 / 0.527; benchmarks/notes/meaning-search.md).
+  // 0.297 / 0.258 / 0.513 with the full model's weights; with the hidden layer, unchanged: 0.323 /
+  // 0.267 / 0.553; benchmarks/notes/meaning-search.md).
   const FEW_WORD_MATCHES = 5;
   const QUICK_MEANING_WEIGHT = 0.75;
   function weights(text, wordTotal, model = FULL) {
