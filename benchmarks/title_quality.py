@@ -52,7 +52,7 @@ from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     VERBS,
 )
 from generator.analysis.text import strip_markup  # noqa: E402
-from generator.analysis.titles import derive_titles, stops_short  # noqa: E402
+from generator.analysis.titles import derive_titles, name_forms, stops_short  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared"
 DEFAULT_CORPORA = [
@@ -172,9 +172,7 @@ def name_led(derived: str, name: str) -> str:
     if head is None:
         opens = re.match(rf"{re.escape(name)}(?![\w-])", derived, re.I)
         return "right" if opens else "none"
-    together = re.fullmatch(r"(.+?) \((.+)\)", head)
-    forms = (head, *together.groups()) if together else (head,)
-    return "right" if any(same_name(form, name) for form in forms) else "wrong"
+    return "right" if any(same_name(form, name) for form in name_forms(head)) else "wrong"
 
 
 def description_stops_short(derived: str, abstract: str) -> bool:

@@ -232,7 +232,12 @@ class WordCounts:
         }
 
     def rate(self, seen: int, both: int) -> float:
-        return (both + RATE_SMOOTHING * self.base_rate) / (seen + RATE_SMOOTHING)
+        return smoothed_rate(both, seen, self.base_rate)
+
+
+def smoothed_rate(hits: int, seen: int, base: float) -> float:
+    """A share of ``hits`` in ``seen`` pulled towards ``base`` by ``RATE_SMOOTHING`` pseudo-counts."""
+    return (hits + RATE_SMOOTHING * base) / (seen + RATE_SMOOTHING)
 
 
 def own_rates(paper: Paper, counts: WordCounts, shared: dict[str, float]) -> dict[str, float]:
@@ -361,7 +366,7 @@ class ContextCounts:
         return cls(seen, led, float(labels.mean()) if len(labels) else 0.5)
 
     def rate(self, seen: int, led: int) -> float:
-        return (led + RATE_SMOOTHING * self.base) / (seen + RATE_SMOOTHING)
+        return smoothed_rate(led, seen, self.base)
 
     def rates(self) -> NameContextRates:
         return NameContextRates(
@@ -386,22 +391,19 @@ class ContextCounts:
 def name_rows(
     papers: list[Paper],
     usage: Counter[str],
-    leave_one_out: bool,
     chances: list[dict[str, float]],
+    contexts: list[list[frozenset[str]]],
     context_counts: ContextCounts,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Name candidates' features; a training paper's own use of a name, and its own candidates'
     contexts, are not counted."""
-    own = 1 if leave_one_out else 0
-    contexts = contexts_of(papers)
-    shared = context_counts.rates()
     rows = [
         name_features(
             p.names,
-            {n.name.lower(): float(np.log1p(usage[n.name.lower()] - own)) for n in p.names},
+            {n.name.lower(): float(np.log1p(usage[n.name.lower()] - 1)) for n in p.names},
             chance,
             found,
-            context_counts.left_out(p, found) if leave_one_out else shared,
+            context_counts.left_out(p, found),
         )
         for p, chance, found in zip(papers, chances, contexts, strict=True)
     ]
@@ -420,13 +422,14 @@ def fit_names(
     usage: Counter[str],
     descriptions: list[str],
     chances: list[dict[str, float]],
+    contexts: list[list[frozenset[str]]],
     context_counts: ContextCounts,
 ) -> tuple[HistGradientBoostingClassifier, float]:
     """The name detector and its threshold: about the log-odds above which leading the title with the
     best name candidate raises the titles' ROUGE-1 most (a right name gains a word, a wrong one costs
     precision), judged on predictions for papers the detector did not see (three folds of the
     training papers) and the description the title scorer picked for each."""
-    x, groups = name_rows(papers, usage, leave_one_out=True, chances=chances, context_counts=context_counts)
+    x, groups = name_rows(papers, usage, chances, contexts, context_counts)
     y = np.concatenate([p.name_labels for p in papers])
     held_out = cross_val_predict(
         name_classifier(), x, y, groups=groups, cv=GroupKFold(n_splits=3), method="decision_function"
@@ -437,15 +440,14 @@ def fit_names(
     for i, (paper, description) in enumerate(zip(papers, descriptions, strict=True)):
         plain = restore_math(lead_with_name(description, None), paper.formulas)
         unled = leading_name(plain) is not None
+        led_anyway += unled
         if not paper.names or not description:
-            led_anyway += unled
             continue
         mine = held_out[starts[i] : starts[i] + len(paper.names)]
         name = paper.names[int(np.argmax(mine))].name
         led = restore_math(lead_with_name(description, name), paper.formulas)
         scores.append(float(mine.max()))
         gains.append(rouge1(led, paper.title) - rouge1(plain, paper.title))
-        led_anyway += unled
         more_led.append((leading_name(led) is not None) - unled)
     order = np.argsort(scores)[::-1]
     # leading with every name scored at least scores[order[k]]: the gain summed over them
@@ -471,8 +473,9 @@ def train(papers: list[Paper]) -> TitleModel:
     usage = name_usage(papers)
     words, chances = fit_words(papers, counts)
     scorer, picked = fit_titles(papers, counts, chances)
-    context_counts = ContextCounts.of(papers, contexts_of(papers))
-    names, threshold = fit_names(papers, usage, picked, chances, context_counts)
+    contexts = contexts_of(papers)
+    context_counts = ContextCounts.of(papers, contexts)
+    names, threshold = fit_names(papers, usage, picked, chances, contexts, context_counts)
     return TitleModel(
         titles=BoostedTrees.from_histogram_boosting(scorer),
         names=BoostedTrees.from_histogram_boosting(names),

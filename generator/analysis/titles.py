@@ -77,6 +77,11 @@ _NOT_A_START = frozenset(
 )  # fmt: skip
 
 
+def _finite_form(word: str) -> bool:
+    """A verb's third-person form ("uses", "penalizes"; not "loss")."""
+    return word.endswith("s") and not word.endswith("ss")
+
+
 def reads_as_a_sentence(plain: str) -> bool:
     """Grammar, not taste: a title is a noun phrase, so not one that opens with a pronoun, a negation
     or a conjunction ("This brittleness …", "Not put at risk …"), nor a subject and its verb ("MGit
@@ -94,7 +99,7 @@ def reads_as_a_sentence(plain: str) -> bool:
         verb, subject = word.lower(), before.lower()
         if verb not in VERBS or verb.endswith(("ing", "ed")):
             continue
-        finite = verb.endswith("s") and not verb.endswith("ss")
+        finite = _finite_form(verb)
         if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
             return True  # "LESA outperforms …": a name and its verb
         if after.lower() not in _OBJECT_START:
@@ -105,13 +110,12 @@ def reads_as_a_sentence(plain: str) -> bool:
             return True
     first = words[0].lower()
     second = words[1].lower() if len(words) > 1 else ""
-    finite = second in VERBS and second.endswith("s") and not second.endswith("ss")
+    finite = second in VERBS and _finite_form(second)
     # "Involves constructing a graph …", "Uses the …": a finite verb without its subject (a plural noun
     # that is also a verb, "Attacks on …", "Models of …", is followed by a preposition, not an object)
     bare_verb = (
         first in VERBS
-        and first.endswith("s")
-        and not first.endswith("ss")
+        and _finite_form(first)
         and (second in _OBJECT_START or (second.endswith("ing") and second not in _GERUND_NOUNS))
     )
     return first in _NOT_A_START or finite or bare_verb or (first.endswith("ed") and second.startswith("by"))
@@ -569,7 +573,8 @@ def name_marks(abstract: str) -> NameMarks:
 class NameCandidate:
     name: str
     features: tuple[float, ...]
-    """``NAME_FEATURES`` but the last (how many abstracts use the name, which needs a corpus)."""
+    """``NAME_FEATURES`` up to ``sentence_start``: the rest need a corpus (how many abstracts use
+    the name, its words' title chance, its context words' rates)."""
     forms: tuple[str, ...] = ()
     """The names it carries: itself, or for "Long Form (LF)" also "Long Form" and "LF"."""
 
@@ -760,7 +765,8 @@ def name_candidates(plain: str, marks: NameMarks | None = None) -> list[NameCand
 
 
 _CONTEXT_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
-_SENTENCE_END = re.compile(r"[.!?]\s")
+_CONTEXT_SENTENCE_END = re.compile(r"[.!?]\s")
+"""Where a name's context stops (cruder than ``split_sentences``, and what the model was trained on)."""
 CONTEXT_BEFORE = 3
 """Words before a use of a name that make its context ("we propose X", "evaluated on X")."""
 CONTEXT_AFTER = 2
@@ -775,8 +781,8 @@ def name_contexts(plain: str, candidate: NameCandidate) -> frozenset[str]:
     found: set[str] = set()
     for form in candidate.forms or (candidate.name,):
         for match in _uses(form, plain):
-            before = _SENTENCE_END.split(plain[max(0, match.start() - 80) : match.start()])[-1]
-            after = _SENTENCE_END.split(plain[match.end() : match.end() + 60])[0]
+            before = _CONTEXT_SENTENCE_END.split(plain[max(0, match.start() - 80) : match.start()])[-1]
+            after = _CONTEXT_SENTENCE_END.split(plain[match.end() : match.end() + 60])[0]
             found.update(f"<{w.lower()}" for w in _CONTEXT_WORD.findall(before)[-CONTEXT_BEFORE:])
             found.update(f">{w.lower()}" for w in _CONTEXT_WORD.findall(after)[:CONTEXT_AFTER])
     return frozenset(found)
@@ -807,16 +813,13 @@ NO_CONTEXT_RATES = NameContextRates({}, 0.5)
 def name_features(
     candidates: list[NameCandidate],
     abstracts_using: dict[str, float],
-    chances: dict[str, float] | None = None,
-    contexts: Sequence[frozenset[str]] | None = None,
-    context_rates: NameContextRates | None = None,
+    chances: dict[str, float],
+    contexts: Sequence[frozenset[str]],
+    context_rates: NameContextRates,
 ) -> np.ndarray:
     """The candidates' ``NAME_FEATURES``: their own, how many abstracts use each, the likeliest title
     chance of its words (``word_chances``; a baseline's words seldom reach the title), and what the
     words around its uses say (``name_contexts`` rated by ``context_rates``)."""
-    chances = chances or {}
-    context_rates = context_rates or NO_CONTEXT_RATES
-    contexts = contexts if contexts is not None else [frozenset()] * len(candidates)
     return np.array(
         [
             (
@@ -1011,11 +1014,12 @@ def best_candidate(
     goes on with (``stops_short``) is never the title while the abstract offers anything else."""
     background = features[:, FEATURES.index("background")] > 0
     # best first, checking only until one fits (the grammar checks cost more than the scores)
-    for index in np.argsort(-scores, kind="stable"):
+    order = np.argsort(-scores, kind="stable")
+    for index in order:
         text = candidates[index].text
         if not background[index] and not reads_as_a_sentence(text) and not stops_short(text, plain):
             return text
-    return candidates[int(np.argmax(scores))].text
+    return candidates[order[0]].text
 
 
 def word_chances(
@@ -1099,6 +1103,12 @@ def _name_set_aside(description: str, name: str, forms: tuple[str, ...]) -> str 
     return None
 
 
+def name_forms(name: str) -> tuple[str, ...]:
+    """A name as written and, for "Long Form (LF)", each of its two forms."""
+    together = re.fullmatch(r"(.+?) \((.+)\)", name)
+    return (name, *together.groups()) if together else (name,)
+
+
 def lead_with_name(description: str, name: str | None) -> str:
     """ "Name: description" when the abstract introduces a name the description lacks."""
     if name is None:
@@ -1119,12 +1129,11 @@ def lead_with_name(description: str, name: str | None) -> str:
         # a whole word: "PLASTIC" is not in "Input plasticity", "CARTE" is in "--CARTE for …"
         return re.search(rf"(?<![\w-])(?:--+)?{re.escape(form)}(?![\w-])", description, re.I) is not None
 
-    together = re.fullmatch(r"(.+?) \((.+)\)", name)
-    forms = (name, *together.groups()) if together else (name,)
-    if together and not apposition:
+    forms = name_forms(name)
+    if len(forms) > 1 and not apposition:
         # "Memory-Augmented Recurrent Transformer (MART)" leading a description that spells it out
         # leads with its short form: "MART: Memory-Augmented Recurrent Transformer for …"
-        short, long = sorted(together.groups(), key=len)
+        short, long = sorted(forms[1:], key=len)
         if uses(long) and not uses(short):
             name, forms = short, (short,)
     if apposition:

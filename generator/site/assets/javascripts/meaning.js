@@ -215,6 +215,13 @@
     return quickLoading;
   }
 
+  // Adds `weight` times row `row` of a vector file (int8 values times the row's scale) into `out`.
+  function addRow(out, file, row, weight) {
+    const scaled = weight * file.scales[row];
+    const width = out.length;
+    for (let axis = 0; axis < width; axis++) out[axis] += scaled * file.values[row * width + axis];
+  }
+
   // The text's vector by the quick encoder: the mean of its kept tokens' vectors (no [CLS], [SEP]),
   // times the map, plus the bias and the hidden layer's ReLU units times their rows, normalised
   // (query_encoder.QueryEncoder.mapped). No kept token: null (it is near nothing).
@@ -222,36 +229,28 @@
     const quick = await quickEncoder();
     const { vocabulary } = quick.tokenizer;
     const unknown = vocabulary.get("[UNK]");
-    const width = quick.dimensions;
-    const mean = new Float32Array(width);
+    const sum = new Float32Array(quick.dimensions);
     let count = 0;
     for (const word of basicTokens(text, quick.tokenizer.lowercase)) {
       for (const id of wordPieces(word, vocabulary, unknown)) {
         const row = quick.rows.get(id);
         if (row === undefined) continue;
-        const scale = quick.vectors.scales[row];
-        for (let axis = 0; axis < width; axis++) mean[axis] += quick.vectors.values[row * width + axis] * scale;
+        addRow(sum, quick.vectors, row, 1);
         count += 1;
       }
     }
     if (!count) return null;
     const out = Float32Array.from(quick.bias);
-    const dimensions = out.length;
     const hidden = Float32Array.from(quick.hiddenBias);
-    const units = hidden.length;
-    for (let axis = 0; axis < width; axis++) {
-      const value = mean[axis] / count;
-      if (!value) continue;
-      const weight = value * quick.map.scales[axis];
-      for (let to = 0; to < dimensions; to++) out[to] += weight * quick.map.values[axis * dimensions + to];
-      const inWeight = value * quick.hiddenIn.scales[axis];
-      for (let unit = 0; unit < units; unit++) hidden[unit] += inWeight * quick.hiddenIn.values[axis * units + unit];
-    }
-    for (let unit = 0; unit < units; unit++) {
-      if (hidden[unit] <= 0) continue; // ReLU
-      const weight = hidden[unit] * quick.hiddenOut.scales[unit];
-      for (let to = 0; to < dimensions; to++) out[to] += weight * quick.hiddenOut.values[unit * dimensions + to];
-    }
+    sum.forEach((total, axis) => {
+      const value = total / count;
+      if (!value) return;
+      addRow(out, quick.map, axis, value);
+      addRow(hidden, quick.hiddenIn, axis, value);
+    });
+    hidden.forEach((unit, row) => {
+      if (unit > 0) addRow(out, quick.hiddenOut, row, unit); // ReLU
+    });
     const norm = Math.hypot(...out);
     return norm > 0 ? out.map((value) => value / norm) : null;
   }
