@@ -14,6 +14,7 @@ never ends on a word that leaves it hanging, keeps to a length, starts with a ca
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import re
 import zipfile
@@ -28,6 +29,7 @@ import numpy as np
 from generator.analysis import text as grammar
 from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.text import MAX_TITLE_LENGTH, find_math_spans, split_sentences, strip_markup
+from generator.analysis.title_usage import title_usage
 
 MODEL_FILE = "title_model.npz"
 MAX_SENTENCES = 12
@@ -86,7 +88,7 @@ def reads_as_a_sentence(plain: str) -> bool:
     """Grammar, not taste: a title is a noun phrase, so not one that opens with a pronoun, a negation
     or a conjunction ("This brittleness …", "Not put at risk …"), nor a subject and its verb ("MGit
     introduces …", "A-BAD-BO uses …"), nor a participle clause ("Simulated by …")."""
-    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, LY_NOUNS, VERBS
 
     words = [w.strip(",;:") for w in plain.split()]
     if not words:
@@ -95,13 +97,19 @@ def reads_as_a_sentence(plain: str) -> bool:
     # verb between its subject (a noun or an aside) and its object, anywhere in the phrase
     for position in range(1, len(words)):
         before, word = words[position - 1], words[position]
-        after = words[position + 1] if position + 1 < len(words) else ""
+        following = words[position + 1 :]
+        if following and following[0].lower().endswith("ly") and following[0].lower() not in LY_NOUNS:
+            following = following[1:]  # "… models give nearly identical errors": an adverb between
+        after = following[0] if following else ""
         verb, subject = word.lower(), before.lower()
         if verb not in VERBS or verb.endswith(("ing", "ed")):
             continue
         finite = _finite_form(verb)
         if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
             return True  # "LESA outperforms …": a name and its verb
+        plural_subject = _finite_form(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
+        if plural_subject and not finite and after and not title_usage().compound(subject, verb):
+            return True  # "The swap models give nearly identical errors": a plural and its bare verb
         if after.lower() not in _OBJECT_START:
             continue
         if (finite or subject.endswith("s")) and (
@@ -138,14 +146,16 @@ def stops_short(candidate: str, plain: str) -> bool:
     uses = list(re.finditer(pattern, plain, re.I))
     if not uses:
         return False  # reworded ("Name: A …"): nothing to compare with
+    usage = title_usage()
+    last = words[-1].strip(",;:()\"'").lower()
 
     def goes_on(end: int) -> bool:
         following = _NEXT_WORD.match(plain, end)
         if following is None:
             return False  # punctuation, a number or the end: the phrase ends here
         word = following.group(1).lower()
-        if word == "of":
-            return True
+        if word == "of" or usage.compound(last, word):
+            return True  # "… analog circuit [design]": titles use the pair as one noun phrase
         if word in FUNCTION_WORDS or word.endswith("ly"):
             return False
         if word.endswith(("ing", "ed")):
@@ -153,6 +163,43 @@ def stops_short(candidate: str, plain: str) -> bool:
         return word not in VERBS
 
     return all(goes_on(use.end()) for use in uses)
+
+
+# A word that asks for a second part: "between X and Y", "both X and Y", "either X or Y".
+_PAIRED = {"between": "and", "both": "and", "either": "or", "neither": "nor"}
+
+
+def left_unfinished(candidate: str) -> bool:
+    """Grammar, not taste: a title does not open with a function word real titles never open with
+    ("For example, online matching", "Unlike text-to-image models", "With the rise of …"; which ones
+    open titles is learned, ``title_usage``), nor with an auxiliary unless it asks a question, and a
+    pair's first half is not left without its second
+    ("The distance between the generative distribution" [and the data]; "between the two models" and
+    "between modalities" are whole)."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS
+
+    words = [w.strip(",;:()\"'“”").lower() for w in candidate.split()]
+    words = [w for w in words if w]
+    if not words:
+        return False
+    if words[0] in FUNCTION_WORDS and not title_usage().opens_titles(words[0]):
+        return True
+    if re.fullmatch(grammar._AUXILIARIES, words[0]) and not candidate.rstrip().endswith("?"):
+        return True  # "Be incorporated into …": an auxiliary opens a title only as a question
+    for position, word in enumerate(words):
+        partner = _PAIRED.get(word)
+        if partner is None or partner in words[position + 1 :]:
+            continue
+        if word != "between":
+            return True
+        # "between" is whole before a plural or a number ("between modalities", "between two …")
+        rest = list(itertools.takewhile(lambda w: w not in _CONNECTORS, words[position + 1 :]))
+        if not rest or not (rest[-1].endswith("s") or any(w in _NUMBER_WORDS for w in rest)):
+            return True
+    return False
+
+
+_NUMBER_WORDS = frozenset({"two", "three", "four", "pairs", "multiple", "several", "many", "all"})
 
 
 # What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
@@ -243,6 +290,85 @@ def _phrase_runs(sentence: str) -> list[str]:
     return phrases
 
 
+# "we use the structure of …", "and extend the concept of …": a verb and the object it acts on
+_VERB_AND_OBJECT = re.compile(
+    r"\b(?:(?P<we>we)|and)\s+(?:\w+ly\s+|also\s+|then\s+|further\s+)?(?P<verb>[a-z]+)\s+(?P<rest>[^,;:]+)",
+    re.I,
+)
+
+
+def gerund(verb: str) -> str:
+    """The -ing form of a verb (a base or third-person form): "uses" -> "using", "extend" ->
+    "extending", "applies" -> "applying", "map" -> "mapping"."""
+    from generator.analysis.keyphrases.wordlists import VERBS
+
+    verb = verb.lower()
+    for base in (verb, verb[:-1], verb[:-2], verb[:-3] + "y"):
+        known = [f for f in (base[:-1] + "ing", base + "ing", base + base[-1:] + "ing") if f in VERBS]
+        if known and base:
+            return known[0]
+    if verb.endswith("ies"):
+        base = verb[:-3] + "y"
+    elif verb.endswith(("sses", "xes", "ches", "shes", "zes")):
+        base = verb[:-2]
+    elif _finite_form(verb) and not verb.endswith(("us", "is")):
+        base = verb[:-1]
+    else:
+        base = verb
+    if base.endswith("ie"):
+        return base[:-2] + "ying"
+    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
+        return base[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnpt]", base):
+        return base + base[-1] + "ing"  # one syllable ending consonant-vowel-consonant: "map", "plan"
+    return base + "ing"
+
+
+def object_phrases(text: str, subject_only: bool = False) -> Iterator[tuple[str, str]]:
+    """Each verb and the object it acts on, up to the next break: ("use", "the structure of the
+    problem to bound the regret") of "we use the structure …" or "…, and use the structure …" (with
+    ``subject_only``, only after "we"). Not claims ("we show that …") nor auxiliaries."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    for match in _VERB_AND_OBJECT.finditer(text):
+        verb, rest = match.group("verb").lower(), match.group("rest").strip()
+        if verb not in VERBS or verb in FUNCTION_WORDS or verb.endswith(("ed", "ing")) or not rest:
+            continue
+        first = rest.split()[0].lower()
+        if match.group("we") is None and (subject_only or first not in _OBJECT_START):
+            continue  # "… and label correction": after "and", only a verb with its object
+        rest = _PIECE_BREAK.split(rest)[0].rstrip(".!? ")
+        if first in ("that", "to", "how", "whether", "what") or len(rest.split()) < 2:
+            continue  # "we show that …": a claim, not a piece of work
+        if first in _NOT_A_START:
+            continue  # "we demonstrate its effectiveness": it points back to what a title lacks
+        yield verb, rest
+
+
+def names_the_work(verb: str) -> bool:
+    """Whether the object of ``verb`` names the paper's work ("we propose X", "we focus on X"): the
+    verbs of ``_WHAT_WE_DO`` and those whose objects overlap real titles as much as the average
+    verb's (``title_usage().object_verbs``, learned)."""
+    base = verb.lower()
+    return grammar._WHAT_WE_DO.match(f"we {base} x") is not None or any(
+        form in title_usage().object_verbs for form in (base, base[:-1], base[:-2])
+    )
+
+
+def _gerund_phrases(sentence: str) -> list[str]:
+    """What the paper does with something, as a title: "we use the structure of the problem to bound
+    the regret" -> "Using the structure of the problem to bound the regret" (the object alone,
+    "The structure of the problem to …", is a fragment). Not for the verbs that say what the paper is
+    ("we propose X": X is the title), nor for those whose -ing form opens no real title ("we
+    demonstrate X": "Demonstrating X" is a claim) (both learned, ``title_usage``)."""
+    openings = title_usage().gerund_openings
+    return [
+        f"{gerund(verb)} {rest}"
+        for verb, rest in object_phrases(sentence)
+        if not names_the_work(verb) and gerund(verb) in openings
+    ]
+
+
 def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     """Candidate titles of an abstract (plain text) and the name of the method it introduces."""
     sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
@@ -270,6 +396,8 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
                 found += _variants(piece, "clause", index)
         for phrase in _phrase_runs(sentence):
             found += _variants(phrase, "phrase", index)
+        for phrase in _gerund_phrases(sentence):
+            found += _variants(phrase, "clause", index)
     unique: dict[str, TitleCandidate] = {}
     for candidate in found:
         unique.setdefault(candidate.text.lower(), candidate)
@@ -1010,14 +1138,20 @@ def score_titles(
 def best_candidate(
     candidates: list[TitleCandidate], features: np.ndarray, scores: np.ndarray, plain: str
 ) -> str:
-    """The best-scored candidate; a statement about the field, a sentence, or a phrase the abstract
-    goes on with (``stops_short``) is never the title while the abstract offers anything else."""
+    """The best-scored candidate; a statement about the field, a sentence, a phrase left unfinished
+    (``left_unfinished``) or one the abstract goes on with (``stops_short``) is never the title while
+    the abstract offers anything else."""
     background = features[:, FEATURES.index("background")] > 0
     # best first, checking only until one fits (the grammar checks cost more than the scores)
     order = np.argsort(-scores, kind="stable")
     for index in order:
         text = candidates[index].text
-        if not background[index] and not reads_as_a_sentence(text) and not stops_short(text, plain):
+        if (
+            not background[index]
+            and not reads_as_a_sentence(text)
+            and not left_unfinished(text)
+            and not stops_short(text, plain)
+        ):
             return text
     return candidates[order[0]].text
 
@@ -1177,9 +1311,13 @@ def hide_math(abstract: str) -> tuple[str, list[str]]:
             pieces.append(hide(abstract[start:end]) if "\n" not in abstract[start:end] else " ")
         last = end
     pieces.append(abstract[last:])
-    return _DASH.sub(" — ", strip_markup("".join(pieces))), formulas
+    plain = _EN_DASH.sub(r"\1–", strip_markup("".join(pieces)))
+    return _DASH.sub(" — ", plain), formulas
 
 
+# TeX's "--" between two capitalised words is an en dash joining two people's names into one
+# ("Weisfeiler--Leman", "Kullback--Leibler"), not a break ("runs--and scales--well" is one).
+_EN_DASH = re.compile(r"\b([A-Z][^\W\d_]+)--(?=[A-Z][^\W\d_])")
 # A dash written as TeX's "--"/"---" or as "—" set against the words ("The architecture --CARTE for …--
 # uses", "simulate—and be simulated by—a"): spaced, so that it breaks phrases and does not glue the
 # words next to it into one. An en dash between words ("Kullback–Leibler") is not a break.

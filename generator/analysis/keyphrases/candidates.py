@@ -43,11 +43,14 @@ from generator.analysis.keyphrases.wordlists import (
     VERBS,
 )
 from generator.analysis.text import strip_markup
+from generator.analysis.title_usage import title_usage
 
 MAX_WORDS = 3
 PHRASE_BREAK = " ; "
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
+# "44.1kHz", "0.5x" are one token (a measurement, never in a keyphrase), not "44", ".", "1kHz"
+_TOKEN = re.compile(r"\d+(?:\.\d+)+[A-Za-z]*|[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
+_DECIMAL = re.compile(r"\d+\.\d")
 _ACRONYM_DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,11})\s*[;,)]")
 _BREAKING_SYMBOLS = re.compile(r"[{}\\^~|<>=]")
 _POSSESSIVE = ("'s", "’s")
@@ -83,6 +86,7 @@ def _weak(token: str) -> bool:
         word in FUNCTION_WORDS
         or word in VERBS
         or not any(c.isalpha() for c in word)
+        or _DECIMAL.match(word) is not None
         or (len(word) == 1 and not token.isupper())
         or (word.endswith("ly") and word not in LY_NOUNS and len(word) > 4 and not is_acronym(token))
         # "optimize", "regularizes": English makes verbs with -ize; its nouns so spelled are short
@@ -173,10 +177,14 @@ def _runs(text: str) -> list[tuple[str | None, list[str]]]:
     """The runs of content words, each with the word just before it (a function word or verb that broke
     the run: "named" of "named entity recognition"), or None after punctuation or a possessive."""
     runs: list[tuple[str | None, list[str]]] = [(None, [])]
+    usage = title_usage()
     for token in _TOKEN.findall(text):
         owner = len(token) > 2 and token.endswith(_POSSESSIVE)
         word = token[:-2] if owner else token
-        if not token[0].isalnum() or _weak(word):
+        # "bipartite matching", "circuit design": a word that reads as a verb stays in the phrase when
+        # titles use the pair as one noun phrase (``title_usage``)
+        joined = bool(runs[-1][1]) and token[0].isalnum() and usage.compound(runs[-1][1][-1], word)
+        if not token[0].isalnum() or (_weak(word) and not joined):
             runs.append((key_parts(word)[0] if token[0].isalnum() else None, []))
             continue
         runs[-1][1].append(word)
