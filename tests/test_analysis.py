@@ -130,7 +130,9 @@ def test_keywords_avoid_the_slips_a_reader_sees(fake_embedder) -> None:
     assert any("wasserstein wormhole" in k for k in found[0]) and "wormhole" not in found[0]
     for paper in found:  # no keyword inside another of its paper after stemming
         assert not any(repeats(stemmed(a), stemmed(b)) for i, a in enumerate(paper) for b in paper[i + 1 :])
-    assert "LLM" in found[2] and "large language model" not in found[2]
+    # a weak second keyword is no longer shown (``MIN_KEYWORDS``): the candidate itself stays "LLM"
+    assert "llm" in candidates.per_paper[2] and "large language model" not in candidates.per_paper[2]
+    assert "large language model" not in found[2]
     # A GNN-defining abstract resolves its own use; the initials must spell the acronym.
     assert "graph neural network" in found[3] and "GNN" not in words
     unresolved = find_candidates(["We watermark LLM outputs with LLM text detection."], [None], 5)
@@ -255,7 +257,9 @@ def test_an_acronym_inside_a_phrase_is_spelled_out_as_the_digest_defines_it() ->
     assert second["reinforcement learning agent"].form == "reinforcement learning agent"
 
 
-def test_a_given_titles_phrases_are_candidates_even_if_the_abstract_never_uses_them(fake_embedder) -> None:
+def test_a_given_titles_phrases_are_candidates_even_if_the_abstract_never_uses_them(
+    fake_embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Authors' keywords often come from their title: its phrases are candidates with no uses in the
     abstract, read with the abstract's acronyms, always ranked, and no use the digest's papers share."""
     abstracts = [
@@ -271,6 +275,8 @@ def test_a_given_titles_phrases_are_candidates_even_if_the_abstract_never_uses_t
     assert "llm" not in first and "token lattice" not in candidates.per_paper[1]
     assert candidates.papers_using["token lattice"] == 0
     assert "token lattice" in candidates.to_embed
+    # ranked with the others: shown when two are, whatever the fake embedder's weak score
+    monkeypatch.setattr("generator.analysis.keywords.MIN_KEYWORDS", 2)
     ranked = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
     assert "token lattice" in [k.text for k in ranked[0]]
     assert not abstract_candidates(abstracts[1]).keys() & {"token lattice", "watermarking"}
@@ -642,3 +648,14 @@ def test_words_authors_list_alone_may_be_keywords(word: str) -> None:
     assert lone_words().bonus(Candidate(word, word, 1), stats) > lone_words().bonus(
         Candidate("weight", "weight", 1), stats
     )
+
+
+def test_a_title_compound_stays_one_keyphrase_and_a_measurement_is_none() -> None:
+    # "matching" and "design" read as verbs alone; titles use these pairs as noun phrases
+    found = abstract_candidates(
+        "We study online bipartite matching and analog circuit design for stereo audio at 44.1kHz."
+    )
+    forms = {c.form for c in found.values()}
+    assert {"online bipartite matching", "analog circuit design"} <= forms
+    assert "online bipartite" not in forms
+    assert not any("khz" in key for key in found), "44.1kHz is one token, a measurement"

@@ -17,9 +17,11 @@ from generator.analysis.titles import (
     NameContextRates,
     TitleModel,
     derive_title,
+    gerund,
     hide_math,
     is_background,
     lead_with_name,
+    left_unfinished,
     name_candidates,
     name_contexts,
     name_marks,
@@ -386,3 +388,62 @@ def test_context_rates_rate_a_names_context_by_its_words() -> None:
 )
 def test_a_name_given_in_passing_leads_its_description(description: str, name: str, title: str) -> None:
     assert lead_with_name(description, name) == title
+
+
+@pytest.mark.parametrize(
+    ("candidate", "unfinished"),
+    [
+        ("For example, online matching of riders", True),  # real titles never open with "For"
+        ("Unlike diffusion models for images", True),
+        ("Be incorporated into reading frameworks", True),  # an auxiliary opens only a question
+        ("The distance between the generated distribution", True),  # "… and the data"
+        ("An equivalence between a type of reader", True),
+        ("Both fast skimming", True),
+        ("The gap between skimming and reading", False),
+        ("Alignment between modalities", False),  # "between" a plural is whole
+        ("The distance between two readers", False),
+        ("Towards faster skimming of long documents", False),  # titles open with "Towards"
+        ("On the skimming of long documents", False),
+        ("Can readers skim?", False),
+    ],
+)
+def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:
+    assert left_unfinished(candidate) is unfinished
+
+
+def test_a_phrase_stops_short_before_a_word_titles_join_to_it() -> None:
+    # "design" reads as a verb alone; real titles use "circuit design" as one noun phrase
+    abstract = "We study supervised finetuning for automated analog circuit design. We design readers."
+    assert stops_short("Supervised finetuning for automated analog circuit", abstract)
+    assert not stops_short("Supervised finetuning for automated analog circuit design", abstract)
+
+
+def test_a_plural_and_its_bare_verb_make_a_sentence() -> None:
+    assert reads_as_a_sentence("The skimming and reading models give nearly identical answers")
+    assert not reads_as_a_sentence("Adversarial attacks on long document readers")
+    assert not reads_as_a_sentence("Models of language use")
+
+
+def test_tex_en_dash_between_two_names_joins_them() -> None:
+    plain = hide_math("The Weisfeiler--Leman test of readers --SkimNet-- skims fast.")[0]
+    assert "Weisfeiler–Leman test" in plain
+    assert "— SkimNet —" in plain
+
+
+@pytest.mark.parametrize(
+    ("verb", "form"),
+    [("uses", "using"), ("extend", "extending"), ("applies", "applying"), ("map", "mapping"),
+     ("focuses", "focusing"), ("leverage", "leveraging"), ("fixes", "fixing")],
+)  # fmt: skip
+def test_the_gerund_of_a_verb(verb: str, form: str) -> None:
+    assert gerund(verb) == form
+
+
+def test_what_the_paper_does_with_something_is_a_gerund_candidate() -> None:
+    abstract = (
+        "Reading long documents is slow. We propose SkimNet, a reader for long documents, and use "
+        "the structure of the documents to skip paragraphs. We demonstrate its speed on three tasks."
+    )
+    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    assert "Using the structure of the documents to skip paragraphs" in texts
+    assert not any(t.startswith(("Proposing", "Demonstrating")) for t in texts)
