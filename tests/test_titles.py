@@ -405,6 +405,10 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Towards faster skimming of long documents", False),  # titles open with "Towards"
         ("On the skimming of long documents", False),
         ("Can readers skim?", False),
+        ("(ACL'19) that long document readers", True),  # an aside opens no title
+        ("Design adaptive readers", True),  # "we can design adaptive readers": subject dropped
+        ("Design of adaptive readers", False),
+        ("Control barrier functions for readers", False),
     ],
 )
 def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:

@@ -172,19 +172,38 @@ _PAIRED = {"between": "and", "both": "and", "either": "or", "neither": "nor"}
 def left_unfinished(candidate: str) -> bool:
     """Grammar, not taste: a title does not open with a function word real titles never open with
     ("For example, online matching", "Unlike text-to-image models", "With the rise of …"; which ones
-    open titles is learned, ``title_usage``), nor with an auxiliary unless it asks a question, and a
+    open titles is learned, ``title_usage``), nor with an auxiliary unless it asks a question, nor
+    with an aside in brackets, nor with a bare verb and its object ("Design adaptive models"), and a
     pair's first half is not left without its second
     ("The distance between the generative distribution" [and the data]; "between the two models" and
     "between modalities" are whole)."""
-    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS
+    from generator.analysis.keyphrases.wordlists import (
+        ADJECTIVE_ENDING,
+        ADJECTIVE_ENDING_NOUNS,
+        FUNCTION_WORDS,
+        VERBS,
+    )
 
+    if candidate.lstrip().startswith(("(", "[")):
+        return True  # "(AAAI'19) that message-passing …": an aside or a citation opens no title
     words = [w.strip(",;:()\"'“”").lower() for w in candidate.split()]
     words = [w for w in words if w]
     if not words:
         return False
-    if words[0] in FUNCTION_WORDS and not title_usage().opens_titles(words[0]):
+    first, second = words[0], words[1] if len(words) > 1 else ""
+    if (
+        first in VERBS
+        and not first.endswith(("ing", "ed"))
+        and not _finite_form(first)
+        and (
+            second in _OBJECT_START
+            or (ADJECTIVE_ENDING.search(second) and second not in ADJECTIVE_ENDING_NOUNS)
+        )
+    ):
+        return True  # "Design adaptive models" of "we can design adaptive models": its subject dropped
+    if first in FUNCTION_WORDS and not title_usage().opens_titles(first):
         return True
-    if re.fullmatch(grammar._AUXILIARIES, words[0]) and not candidate.rstrip().endswith("?"):
+    if re.fullmatch(grammar._AUXILIARIES, first) and not candidate.rstrip().endswith("?"):
         return True  # "Be incorporated into …": an auxiliary opens a title only as a question
     for position, word in enumerate(words):
         partner = _PAIRED.get(word)
