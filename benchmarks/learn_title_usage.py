@@ -15,11 +15,15 @@ every held-out measurement stays held out):
   ("design", "matching", "tracking") but which titles use as one noun phrase: "circuit design",
   "bipartite matching". Kept: a pair in at least ``MIN_PAIR_TITLES`` titles whose second word ends at
   least ``MIN_HEAD_SHARE`` of the title phrases that use it (a head noun ends its phrase; "using",
-  "based" never do).
+  "based" never do), neither a plural and a bare verb ("models learn") nor an adverb and its verb
+  ("automatically design"), and not a generic second word ("efficient use").
 
 - ``gerund_openings``: the -ing words that open at least ``MIN_GERUND_OPENINGS`` titles or subtitles
   ("Using", "Learning", "Extending"; not "Demonstrating" or "Showing"): what the paper does with
   something reads as a title in those words ("Using the structure of the problem to bound …").
+- ``claim_verbs``: verbs whose objects overlap titles less than ``CLAIM_SHARE`` of the pooled
+  average (below): "we demonstrate X", "we achieve X", "we show X" state a claim, so "Demonstrating
+  X" is no gerund title.
 - ``object_verbs``: the verbs whose object names the paper's work: "we focus on X", "we formulate
   X", "we call it X" (whose object is a title as it stands, beside the verbs of
   ``text._WHAT_WE_DO``, so no "Focusing on X"). For each verb, the ROUGE-1 F1 (content words) of
@@ -44,8 +48,13 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS  # noqa: E402
-from generator.analysis.title_usage import USAGE_FILE, phrase_words  # noqa: E402
+from generator.analysis.keyphrases.wordlists import (  # noqa: E402
+    FUNCTION_WORDS,
+    GENERIC_EDGE,
+    LY_NOUNS,
+    VERBS,
+)
+from generator.analysis.title_usage import USAGE_FILE  # noqa: E402
 from generator.analysis.titles import content_words, hide_math  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "scale_50k.jsonl"
@@ -55,6 +64,28 @@ MIN_PAIR_TITLES = 2
 MIN_HEAD_SHARE = 0.05
 MIN_VERB_USES = 30
 MIN_GERUND_OPENINGS = 10
+# a second word too generic to end a keyphrase ("efficient use", "urgent need")
+GENERIC_NOUNS = frozenset({"use", "need", "work", "set", "help"}) | GENERIC_EDGE
+
+USAGE_PATH = PROJECT_ROOT / "generator" / "analysis" / USAGE_FILE
+CLAIM_SHARE = 0.5
+
+_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def phrase_words(text: str) -> list[str]:
+    """The words of a phrase, lower case."""
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def subject_and_verb(first: str, second: str) -> bool:
+    """ "models learn", "networks help": a plural and a bare verb make a clause, not a compound;
+    "automatically design": an adverb and its verb."""
+    plural = first.endswith("s") and not first.endswith(("ss", "us", "is", "ics"))
+    bare_verb = second in VERBS and not second.endswith(("s", "ing", "ed"))
+    adverb = first.endswith("ly") and first not in LY_NOUNS
+    return (plural and bare_verb) or adverb
+
 
 # A title's phrases: its parts between punctuation and spaced dashes.
 _PHRASE_BREAK = re.compile(r"[,;.?!()\[\]\"“”]|\s[-–—]+\s|:")
@@ -115,11 +146,18 @@ def learn(records: list[dict]) -> dict[str, object]:
         and first not in FUNCTION_WORDS
         and second not in FUNCTION_WORDS
         and reads_as_verb(second)
+        and not subject_and_verb(first, second)
+        and second not in GENERIC_NOUNS
         and ends[second] >= MIN_HEAD_SHARE * seen[second]
     )
     overlaps = object_overlaps(records)
     pooled = [f1 for found in overlaps.values() for f1 in found]
     average = sum(pooled) / max(1, len(pooled))
+    claim_verbs = sorted(
+        verb
+        for verb, found in overlaps.items()
+        if len(found) >= MIN_VERB_USES and sum(found) / len(found) < CLAIM_SHARE * average
+    )
     object_verbs = sorted(
         verb
         for verb, found in overlaps.items()
@@ -130,6 +168,7 @@ def learn(records: list[dict]) -> dict[str, object]:
         "source": f"titles (and abstracts, for object_verbs) of {len(titles)} papers",
         "openings": openings,
         "gerund_openings": gerund_openings,
+        "claim_verbs": claim_verbs,
         "compounds": compounds,
         "object_verbs": object_verbs,
     }
@@ -138,7 +177,7 @@ def learn(records: list[dict]) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--write", action="store_true", help=f"write {USAGE_FILE.name}")
+    parser.add_argument("--write", action="store_true", help=f"write {USAGE_FILE}")
     args = parser.parse_args(argv)
     if "icml2024" in args.corpus.name:
         parser.error("ICML 2024 is the benchmark the bundled abstracts come from: never learn titles from it")
@@ -149,9 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(usage['compounds'])} compounds, {len(usage['gerund_openings'])} opening gerunds")
     print("openings:", " ".join(usage["openings"]))
     print("object verbs:", " ".join(usage["object_verbs"]))
+    print("claim verbs:", " ".join(usage["claim_verbs"]))
     if args.write:
-        USAGE_FILE.write_text(json.dumps(usage, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-        print("wrote", USAGE_FILE)
+        USAGE_PATH.write_text(json.dumps(usage, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+        print("wrote", USAGE_PATH)
     return 0
 
 

@@ -69,6 +69,7 @@ from title_quality import (  # noqa: E402
 from generator.analysis import text as text_module  # noqa: E402
 from generator.analysis import titles  # noqa: E402
 from generator.analysis.boosted_trees import BoostedTrees  # noqa: E402
+from generator.analysis.keyphrases.wordlists import VERBS  # noqa: E402
 from generator.analysis.title_usage import USAGE_FILE  # noqa: E402
 from generator.analysis.titles import (  # noqa: E402
     NameCandidate,
@@ -154,6 +155,8 @@ def candidate_code() -> bytes:
         titles.object_phrases,
         titles.names_the_work,
         titles.gerund,
+        titles.base_form,
+        titles._finite_form,
         titles.typeface_word,
         hide_math,
         restore_math,
@@ -162,11 +165,12 @@ def candidate_code() -> bytes:
     patterns += (titles._NAME_TOKEN, titles._CAPITALISED_RUN, titles._INTRODUCING, titles.NAME_FEATURES)
     patterns += (titles._TYPEFACE_MACRO, titles._MARKDOWN_STRONG, titles._QUOTED, titles._REPOSITORY)
     patterns += (titles._DASH, titles._EN_DASH, titles._PREDICATE)
-    patterns += (titles._VERB_AND_OBJECT, titles._OBJECT_START)
+    patterns += (titles._VERB_AND_OBJECT, titles._OBJECT_START, titles._NOT_A_START, VERBS)
     # repr of a frozenset follows the string hashes of the run (PYTHONHASHSEED): sorted, the key is stable
     stable = [sorted(p) if isinstance(p, frozenset | set) else p for p in patterns]
     source = "".join(inspect.getsource(f) for f in makers) + repr(stable)
-    usage = USAGE_FILE.read_bytes()  # the learned openings and verbs decide gerund candidates
+    # the learned openings and verbs decide gerund candidates
+    usage = (PROJECT_ROOT / "generator" / "analysis" / USAGE_FILE).read_bytes()
     grammar_source = Path(text_module.__file__).read_bytes()
     return source.encode() + grammar_source + inspect.getsource(prepare).encode() + usage
 

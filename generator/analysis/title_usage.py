@@ -5,19 +5,11 @@ reads as a verb ("circuit design", "bipartite matching")."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
-USAGE_FILE = Path(__file__).with_name("title_usage.json")
-
-_WORD = re.compile(r"[A-Za-z][\w'’-]*")
-
-
-def phrase_words(text: str) -> list[str]:
-    """The words of a phrase, lower case, as the usage counts them."""
-    return [word.lower() for word in _WORD.findall(text)]
+USAGE_FILE = "title_usage.json"
 
 
 @dataclass(frozen=True)
@@ -26,6 +18,8 @@ class TitleUsage:
     """Function words real titles open with ("towards", "on", "how"); others ("for", "unlike") do not."""
     compounds: frozenset[tuple[str, str]]
     """Word pairs titles use as one noun phrase whose second word reads as a verb out of context."""
+    claim_verbs: frozenset[str]
+    """Verbs whose objects state a claim, not a piece of work ("we demonstrate X", "we achieve X")."""
     gerund_openings: frozenset[str]
     """-ing words real titles open with ("using", "extending"; not "demonstrating")."""
     object_verbs: frozenset[str]
@@ -34,16 +28,22 @@ class TitleUsage:
     def opens_titles(self, word: str) -> bool:
         return word.lower() in self.openings
 
-    def compound(self, first: str, second: str) -> bool:
+    def is_compound(self, first: str, second: str) -> bool:
         return (first.lower(), second.lower()) in self.compounds
+
+
+def _pair(words: str) -> tuple[str, str]:
+    first, second = words.split(" ")
+    return first, second
 
 
 @lru_cache(maxsize=1)
 def title_usage() -> TitleUsage:
-    data = json.loads(USAGE_FILE.read_text(encoding="utf-8"))
+    data = json.loads(resources.files("generator.analysis").joinpath(USAGE_FILE).read_text(encoding="utf-8"))
     return TitleUsage(
         openings=frozenset(data["openings"]),
-        compounds=frozenset(tuple(pair.split(" ", 1)) for pair in data["compounds"]),  # type: ignore[misc]
+        compounds=frozenset(_pair(words) for words in data["compounds"]),
+        claim_verbs=frozenset(data["claim_verbs"]),
         gerund_openings=frozenset(data["gerund_openings"]),
         object_verbs=frozenset(data["object_verbs"]),
     )

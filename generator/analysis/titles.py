@@ -79,6 +79,11 @@ _NOT_A_START = frozenset(
 )  # fmt: skip
 
 
+def _plural(word: str) -> bool:
+    """A plural noun's ending ("models", "graphs"; not "physics", "analysis", "focus", "loss")."""
+    return _finite_form(word) and not word.endswith(("ics", "is", "us"))
+
+
 def _finite_form(word: str) -> bool:
     """A verb's third-person form ("uses", "penalizes"; not "loss")."""
     return word.endswith("s") and not word.endswith("ss")
@@ -107,8 +112,8 @@ def reads_as_a_sentence(plain: str) -> bool:
         finite = _finite_form(verb)
         if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
             return True  # "LESA outperforms …": a name and its verb
-        plural_subject = _finite_form(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
-        if plural_subject and not finite and after and not title_usage().compound(subject, verb):
+        plural_subject = _plural(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
+        if plural_subject and not finite and after and not title_usage().is_compound(subject, verb):
             return True  # "The swap models give nearly identical errors": a plural and its bare verb
         if after.lower() not in _OBJECT_START:
             continue
@@ -154,7 +159,7 @@ def stops_short(candidate: str, plain: str) -> bool:
         if following is None:
             return False  # punctuation, a number or the end: the phrase ends here
         word = following.group(1).lower()
-        if word == "of" or usage.compound(last, word):
+        if word == "of" or usage.is_compound(last, word):
             return True  # "… analog circuit [design]": titles use the pair as one noun phrase
         if word in FUNCTION_WORDS or word.endswith("ly"):
             return False
@@ -165,6 +170,8 @@ def stops_short(candidate: str, plain: str) -> bool:
     return all(goes_on(use.end()) for use in uses)
 
 
+# "between two …", "between pairs of …", "between them": "between" many things is whole without "and"
+_QUANTIFIERS = frozenset({"two", "three", "four", "pairs", "multiple", "several", "many", "all", "them"})
 # A word that asks for a second part: "between X and Y", "both X and Y", "either X or Y".
 _PAIRED = {"between": "and", "both": "and", "either": "or", "neither": "nor"}
 
@@ -213,12 +220,9 @@ def left_unfinished(candidate: str) -> bool:
             return True
         # "between" is whole before a plural or a number ("between modalities", "between two …")
         rest = list(itertools.takewhile(lambda w: w not in _CONNECTORS, words[position + 1 :]))
-        if not rest or not (rest[-1].endswith("s") or any(w in _NUMBER_WORDS for w in rest)):
+        if not rest or not (rest[-1].endswith("s") or any(w in _QUANTIFIERS for w in rest)):
             return True
     return False
-
-
-_NUMBER_WORDS = frozenset({"two", "three", "four", "pairs", "multiple", "several", "many", "all"})
 
 
 # What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
@@ -316,24 +320,29 @@ _VERB_AND_OBJECT = re.compile(
 )
 
 
+def base_form(verb: str) -> str:
+    """A verb's base form from its third-person form ("uses" -> "use", "applies" -> "apply",
+    "fixes" -> "fix"); a base form stays as it is ("set", "train", "focus")."""
+    verb = verb.lower()
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "xes", "ches", "shes")):
+        return verb[:-2]
+    if _finite_form(verb) and not verb.endswith(("us", "is")):
+        return verb[:-1]
+    return verb
+
+
 def gerund(verb: str) -> str:
     """The -ing form of a verb (a base or third-person form): "uses" -> "using", "extend" ->
-    "extending", "applies" -> "applying", "map" -> "mapping"."""
+    "extending", "applies" -> "applying", "map" -> "mapping", "set" -> "setting"."""
     from generator.analysis.keyphrases.wordlists import VERBS
 
-    verb = verb.lower()
-    for base in (verb, verb[:-1], verb[:-2], verb[:-3] + "y"):
-        known = [f for f in (base[:-1] + "ing", base + "ing", base + base[-1:] + "ing") if f in VERBS]
-        if known and base:
-            return known[0]
-    if verb.endswith("ies"):
-        base = verb[:-3] + "y"
-    elif verb.endswith(("sses", "xes", "ches", "shes", "zes")):
-        base = verb[:-2]
-    elif _finite_form(verb) and not verb.endswith(("us", "is")):
-        base = verb[:-1]
-    else:
-        base = verb
+    base = base_form(verb)
+    spellings = ([base[:-1] + "ing"] if base.endswith("e") else []) + [base + "ing", base + base[-1:] + "ing"]
+    known = [form for form in spellings if form in VERBS]
+    if known:
+        return known[0]
     if base.endswith("ie"):
         return base[:-2] + "ying"
     if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
@@ -368,9 +377,9 @@ def names_the_work(verb: str) -> bool:
     """Whether the object of ``verb`` names the paper's work ("we propose X", "we focus on X"): the
     verbs of ``_WHAT_WE_DO`` and those whose objects overlap real titles as much as the average
     verb's (``title_usage().object_verbs``, learned)."""
-    base = verb.lower()
-    return grammar._WHAT_WE_DO.match(f"we {base} x") is not None or any(
-        form in title_usage().object_verbs for form in (base, base[:-1], base[:-2])
+    return (
+        grammar._WHAT_WE_DO.match(f"we {verb.lower()} x") is not None
+        or base_form(verb) in title_usage().object_verbs
     )
 
 
@@ -378,13 +387,15 @@ def _gerund_phrases(sentence: str) -> list[str]:
     """What the paper does with something, as a title: "we use the structure of the problem to bound
     the regret" -> "Using the structure of the problem to bound the regret" (the object alone,
     "The structure of the problem to …", is a fragment). Not for the verbs that say what the paper is
-    ("we propose X": X is the title), nor for those whose -ing form opens no real title ("we
-    demonstrate X": "Demonstrating X" is a claim) (both learned, ``title_usage``)."""
-    openings = title_usage().gerund_openings
+    ("we propose X": X is the title), nor for those that state a claim ("we demonstrate X"), nor for
+    those whose -ing form opens no real title (all three learned, ``title_usage``)."""
+    usage = title_usage()
     return [
         f"{gerund(verb)} {rest}"
         for verb, rest in object_phrases(sentence)
-        if not names_the_work(verb) and gerund(verb) in openings
+        if not names_the_work(verb)
+        and base_form(verb) not in usage.claim_verbs
+        and gerund(verb) in usage.gerund_openings
     ]
 
 

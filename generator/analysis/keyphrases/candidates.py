@@ -183,7 +183,7 @@ def _runs(text: str) -> list[tuple[str | None, list[str]]]:
         word = token[:-2] if owner else token
         # "bipartite matching", "circuit design": a word that reads as a verb stays in the phrase when
         # titles use the pair as one noun phrase (``title_usage``)
-        joined = bool(runs[-1][1]) and token[0].isalnum() and usage.compound(runs[-1][1][-1], word)
+        joined = bool(runs[-1][1]) and token[0].isalnum() and usage.is_compound(runs[-1][1][-1], word)
         if not token[0].isalnum() or (_weak(word) and not joined):
             runs.append((key_parts(word)[0] if token[0].isalnum() else None, []))
             continue
