@@ -21,6 +21,10 @@ every held-out measurement stays held out):
 - ``gerund_openings``: the -ing words that open at least ``MIN_GERUND_OPENINGS`` titles or subtitles
   ("Using", "Learning", "Extending"; not "Demonstrating" or "Showing"): what the paper does with
   something reads as a title in those words ("Using the structure of the problem to bound …").
+- ``verb_openings``: the verb forms (of the hand list ``VERBS``) that open as many titles or
+  subtitles: "Learning", "Learned", "Towards"-like uses ("Learned index structures", "Improving …");
+  not "Outperforming", "Comprised", "Uses": a candidate opening with any other verb form is a piece
+  of a sentence ("Uses selective sampling to …", "Built using local increments …").
 - ``claim_verbs``: verbs whose objects overlap titles less than ``CLAIM_SHARE`` of the pooled
   average (below): "we demonstrate X", "we achieve X", "we show X" state a claim, so "Demonstrating
   X" is no gerund title.
@@ -164,10 +168,12 @@ def learn(records: list[dict]) -> dict[str, object]:
         if len(found) >= MIN_VERB_USES and sum(found) / len(found) >= average
     )
     gerund_openings = sorted(w for w, n in opened.items() if w.endswith("ing") and n >= MIN_GERUND_OPENINGS)
+    verb_openings = sorted(w for w in VERBS if opened[w] >= MIN_GERUND_OPENINGS)
     return {
         "source": f"titles (and abstracts, for object_verbs) of {len(titles)} papers",
         "openings": openings,
         "gerund_openings": gerund_openings,
+        "verb_openings": verb_openings,
         "claim_verbs": claim_verbs,
         "compounds": compounds,
         "object_verbs": object_verbs,
@@ -186,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     usage = learn(records)
     print(usage["source"], f"{len(usage['openings'])} opening function words", sep=": ")
     print(f"{len(usage['compounds'])} compounds, {len(usage['gerund_openings'])} opening gerunds")
+    print("opening verb forms:", " ".join(usage["verb_openings"]))
     print("openings:", " ".join(usage["openings"]))
     print("object verbs:", " ".join(usage["object_verbs"]))
     print("claim verbs:", " ".join(usage["claim_verbs"]))

@@ -152,6 +152,8 @@ def candidate_code() -> bytes:
         name_marks,
         titles._long_form,
         titles._gerund_phrases,
+        titles.acted_on,
+        titles._ing_base,
         titles.object_phrases,
         titles.names_the_work,
         titles.gerund,
@@ -166,6 +168,7 @@ def candidate_code() -> bytes:
     patterns += (titles._TYPEFACE_MACRO, titles._MARKDOWN_STRONG, titles._QUOTED, titles._REPOSITORY)
     patterns += (titles._DASH, titles._EN_DASH, titles._PREDICATE)
     patterns += (titles._VERB_AND_OBJECT, titles._OBJECT_START, titles._NOT_A_START, VERBS)
+    patterns += (titles._DETERMINERS, titles._PARTICIPLES)
     # repr of a frozenset follows the string hashes of the run (PYTHONHASHSEED): sorted, the key is stable
     stable = [sorted(p) if isinstance(p, frozenset | set) else p for p in patterns]
     source = "".join(inspect.getsource(f) for f in makers) + repr(stable)

@@ -16,6 +16,7 @@ from generator.analysis.titles import (
     WORD_FEATURES,
     NameContextRates,
     TitleModel,
+    acted_on,
     derive_title,
     gerund,
     hide_math,
@@ -409,6 +410,11 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Design adaptive readers", True),  # "we can design adaptive readers": subject dropped
         ("Design of adaptive readers", False),
         ("Control barrier functions for readers", False),
+        ("Uses selective skimming to read faster", True),  # no title opens with "Uses"
+        ("Outperforming prior readers on long documents", True),
+        ("Improving readers of long documents", False),  # real titles open with "Improving"
+        ("Skimming conjecture [Brand", True),  # cut inside a bracket
+        ("Skimming conjecture [Brand 2019]", False),
     ],
 )
 def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:
@@ -452,3 +458,36 @@ def test_what_the_paper_does_with_something_is_a_gerund_candidate() -> None:
     texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
     assert "Using the structure of the documents to skip paragraphs" in texts
     assert not any(t.startswith(("Proposing", "Demonstrating")) for t in texts)
+
+
+def test_an_object_without_its_verb_is_no_candidate() -> None:
+    # "The bias of readers" says the paper is about bias; it reduces it
+    abstract = (
+        "Long document readers are biased. SkimNet reduces the bias of readers on long documents, "
+        "and we achieve state-of-the-art accuracy on skimming benchmarks."
+    )
+    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    assert (
+        "Reducing the bias of readers on long documents" in texts
+        or "Reducing bias of readers on long documents" in texts
+    )
+    assert not any(t.lower().startswith(("the bias of readers", "bias of readers")) for t in texts)
+    assert not any(t.lower().startswith("state-of-the-art accuracy") for t in texts)  # a claim
+
+
+@pytest.mark.parametrize(
+    ("verb", "phrase", "title"),
+    [
+        (None, "skimming of long documents", "skimming of long documents"),
+        ("propose", "skim networks for long documents", "skim networks for long documents"),  # the work
+        ("introducing", "skim networks", "skim networks"),
+        ("proposed", "skim networks", "skim networks"),  # a participle, no verb dropped
+        ("reduces", "the bias of readers", "reducing the bias of readers"),
+        ("outperforms", "prior readers", None),  # a claim
+        ("achieving", "faster reading", None),
+    ],
+)
+def test_a_phrase_as_a_title_given_the_verb_it_is_the_object_of(
+    verb: str | None, phrase: str, title: str | None
+) -> None:
+    assert acted_on(verb, phrase) == title

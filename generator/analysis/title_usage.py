@@ -24,6 +24,8 @@ class TitleUsage:
     """-ing words real titles open with ("using", "extending"; not "demonstrating")."""
     object_verbs: frozenset[str]
     """Verbs whose object names the paper's work ("we focus on X", "we formulate X")."""
+    verb_openings: frozenset[str]
+    """Verb forms real titles open with ("improving", "learned"; not "outperforming", "uses")."""
 
     def opens_titles(self, word: str) -> bool:
         return word.lower() in self.openings
@@ -46,4 +48,5 @@ def title_usage() -> TitleUsage:
         claim_verbs=frozenset(data["claim_verbs"]),
         gerund_openings=frozenset(data["gerund_openings"]),
         object_verbs=frozenset(data["object_verbs"]),
+        verb_openings=frozenset(data["verb_openings"]),
     )

@@ -56,7 +56,8 @@ _PIECE_BREAK = re.compile(
     r"since|although|whereas|i\.e\.|e\.g\.|but)\s"
 )
 _SUBJECT_VERB = re.compile(
-    r"^(?:(?:and|but|or|then|thus|also|we|our \w+|this \w+|it|they|these \w+)\s+)+(?:\w+ly\s+)?[a-z]+\s+",
+    r"^(?:(?:and|but|or|then|thus|also|we|our \w+|this \w+|it|they|these \w+)\s+)+(?:\w+ly\s+)?"
+    r"(?P<verb>[a-z]+)\s+",
     re.I,
 )
 _TOKEN = re.compile(r"\S+")
@@ -180,8 +181,9 @@ def left_unfinished(candidate: str) -> bool:
     """Grammar, not taste: a title does not open with a function word real titles never open with
     ("For example, online matching", "Unlike text-to-image models", "With the rise of …"; which ones
     open titles is learned, ``title_usage``), nor with an auxiliary unless it asks a question, nor
-    with an aside in brackets, nor with a bare verb and its object ("Design adaptive models"), and a
-    pair's first half is not left without its second
+    with an aside in brackets (nor is it cut inside one), nor with a bare verb and its object
+    ("Design adaptive models") or a verb form titles do not open with ("Outperforming prior
+    methods"), and a pair's first half is not left without its second
     ("The distance between the generative distribution" [and the data]; "between the two models" and
     "between modalities" are whole)."""
     from generator.analysis.keyphrases.wordlists import (
@@ -193,6 +195,8 @@ def left_unfinished(candidate: str) -> bool:
 
     if candidate.lstrip().startswith(("(", "[")):
         return True  # "(AAAI'19) that message-passing …": an aside or a citation opens no title
+    if candidate.count("(") != candidate.count(")") or candidate.count("[") != candidate.count("]"):
+        return True  # "… multiplication conjecture [Brand": cut inside a bracket
     words = [w.strip(",;:()\"'“”").lower() for w in candidate.split()]
     words = [w for w in words if w]
     if not words:
@@ -208,6 +212,8 @@ def left_unfinished(candidate: str) -> bool:
         )
     ):
         return True  # "Design adaptive models" of "we can design adaptive models": its subject dropped
+    if first in VERBS and first not in title_usage().verb_openings:
+        return True  # "Uses selective sampling to …", "Outperforming prior methods …": a sentence's piece
     if first in FUNCTION_WORDS and not title_usage().opens_titles(first):
         return True
     if re.fullmatch(grammar._AUXILIARIES, first) and not candidate.rstrip().endswith("?"):
@@ -285,32 +291,89 @@ def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
     return found
 
 
-def _phrase_runs(sentence: str) -> list[str]:
+# Words between a verb and its object that leave the verb acting on what follows ("we reduce the bias").
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "these", "those", "that", "its", "their", "our", "each", "every", "any", "all"}
+)
+
+
+def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
     """Noun-phrase-like runs: words between verbs, function words (bar a few connectors) and
-    punctuation, e.g. "tail bounds for martingale mixtures"."""
+    punctuation, e.g. "tail bounds for martingale mixtures"; each with the verb it is the object of
+    ("reduce" of "… reduces the bias in …"), or None."""
     from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
 
     runs: list[list[str]] = [[]]
+    verbs: list[str | None] = [None]
+    verb: str | None = None
     for token in _TOKEN.findall(sentence):
         word = token.lower().strip(",;:.()\"'“”")
         if "(" in token or ")" in token or "?" in token:
             runs.append([])  # an aside or a question is no part of a noun phrase
+            verb = None
+            verbs.append(verb)
             continue
         breaks = token[-1:] in ",;:"
         if word in VERBS or (word in FUNCTION_WORDS and word not in _CONNECTORS) or not word:
+            if word in VERBS:
+                verb = word
+            elif word not in _DETERMINERS or runs[-1]:
+                verb = None
             runs.append([])
+            verbs.append(verb)
             continue
         runs[-1].append(token.strip(',;:."“”'))
         if breaks:
             runs.append([])
+            verb = None
+            verbs.append(verb)
     phrases = []
-    for run in runs:
+    for run, verb in zip(runs, verbs, strict=True):
+        if run and run[0].lower() in _CONNECTORS:
+            verb = None  # "used for X": X is no object of "used"
         while run and run[0].lower() in _CONNECTORS:
             run.pop(0)
         phrase = grammar._trim_hanging_end(" ".join(run))
         if len(phrase.split()) >= 2:
-            phrases.append(phrase)
+            phrases.append((phrase, verb))
     return phrases
+
+
+_PARTICIPLES = frozenset(
+    {"shown", "known", "given", "taken", "seen", "made", "found", "held", "sought", "kept", "gone", "led",
+     "brought", "thought", "proven", "arisen", "become", "built", "learnt", "gotten", "dubbed", "termed"}
+)  # fmt: skip
+
+
+def acted_on(verb: str | None, phrase: str) -> str | None:
+    """A phrase as a title, given the verb it is the object of: as it stands when there is none, when
+    the verb names the work ("we propose X": X) or is a participle ("the proposed X"); else what the
+    paper does with it, as a gerund ("we reduce the bias in X" -> "Reducing the bias in X"), when that
+    -ing form opens real titles and the verb states no claim (``title_usage``, learned); else None,
+    for the object alone is a fragment with its verb dropped ("The bias in X")."""
+    if verb is None:
+        return phrase
+    verb = verb.lower()
+    base = _ing_base(verb) if verb.endswith("ing") else base_form(verb)
+    if names_the_work(base) or verb.endswith("ed") or verb in _PARTICIPLES:
+        return phrase
+    usage = title_usage()
+    if base in usage.claim_verbs:
+        return None
+    form = verb if verb.endswith("ing") else gerund(base)
+    return f"{form} {phrase}" if form in usage.gerund_openings else None
+
+
+def _ing_base(verb: str) -> str:
+    """The base form of an -ing form, as far as the known verbs tell ("introducing" -> "introduce",
+    "mapping" -> "map"); the form itself when they do not."""
+    from generator.analysis.keyphrases.wordlists import VERBS
+
+    stem = verb[:-3]
+    for base in (stem, stem + "e", stem[:-1]):
+        if base in VERBS or base in title_usage().claim_verbs or base in title_usage().object_verbs:
+            return base
+    return verb
 
 
 # "we use the structure of …", "and extend the concept of …": a verb and the object it acts on
@@ -421,11 +484,15 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
             found += _variants(match.group("rest"), "we_do", index)
         pieces = _PIECE_BREAK.split(sentence)
         for piece in pieces[1:]:
-            piece = _SUBJECT_VERB.sub("", piece.strip())
+            subject_verb = _SUBJECT_VERB.match(piece.strip())
+            piece = piece.strip()[subject_verb.end() :] if subject_verb else piece.strip()
             if len(piece.split()) >= 3:
-                found += _variants(piece, "clause", index)
-        for phrase in _phrase_runs(sentence):
-            found += _variants(phrase, "phrase", index)
+                verb = subject_verb.group("verb") if subject_verb else None
+                if (title := acted_on(verb, piece)) is not None:
+                    found += _variants(title, "clause", index)
+        for phrase, verb in _phrase_runs(sentence):
+            if (title := acted_on(verb, phrase)) is not None:
+                found += _variants(title, "phrase" if title == phrase else "clause", index)
         for phrase in _gerund_phrases(sentence):
             found += _variants(phrase, "clause", index)
     unique: dict[str, TitleCandidate] = {}
