@@ -442,6 +442,8 @@ _latex_name = _pieces(*"AbcÉé ,{}-.", "and", " and ", "D.~E.", "\\~{n}", "{\\'
 )
 # An accent command opening a name after "and", which bibtexparser's splitter loses unbraced.
 @example(author="A and  and \\'{e}", title="")
+# A name whose von part is a lone "and" ("and D. E."), which a reader takes for a separator.
+@example(author=", and  and D.~E.", title="")
 # A title ending in a control space ("$\\ "), read as "$\\": written back with its space.
 @example(author="A", title="$\\ ")
 def test_any_bibtex_entry_reads_back_the_same_from_the_digests_entry(

@@ -210,8 +210,12 @@ def _assemble(von: str, last: str, jr: str, first: str) -> str:
 def _reads_back(written: str, von: str, last: str, jr: str, first: str) -> bool:
     """Whether BibTeX's name grammar (bibtexparser's reading of it) gives these parts back."""
     names = split_multiple_persons_names(written)
-    if len(names) != 1 or names[0].strip() != written.strip() or written.strip().lower() == "and":
-        return False  # a name that is only "and" reads as joining nobody: it is braced
+    if (
+        len(names) != 1
+        or names[0].strip() != written.strip()
+        or re.match(r"and(\s|$)", written.strip(), re.I)
+    ):
+        return False  # a name that is, or opens with, a lone "and" reads as joining names: it is braced
     parts = parse_single_name_into_parts(names[0], strict=False)
     return [" ".join(p) for p in (parts.von, parts.last, parts.jr, parts.first)] == [
         " ".join(_BIBTEX_SPACE.split(_TIE.sub(" ", p).strip())) for p in (von, last, jr, first)
