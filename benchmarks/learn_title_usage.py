@@ -25,6 +25,17 @@ every held-out measurement stays held out):
   subtitles: "Learning", "Learned", "Towards"-like uses ("Learned index structures", "Improving …");
   not "Outperforming", "Comprised", "Uses": a candidate opening with any other verb form is a piece
   of a sentence ("Uses selective sampling to …", "Built using local increments …").
+- ``generic_terms``: pairs opening with a word too generic to open a keyphrase (``GENERIC_EDGE``:
+  "time", "point", "question") that titles use as a term: "time series", "point cloud", "question
+  answering" (``generic_terms``, below), so "time series forecasting" is a keyphrase, not "series
+  forecasting".
+- ``verbs``: base forms of verbs, beyond the hand list (``learned_verbs``): words that follow "we",
+  "to" or a modal and seldom an article ("constitute", "overfit", "elicit"), so "Satellite data
+  constitutes a distinct modality" reads as the sentence it is.
+- ``never_in_titles``: pairs of function words many abstracts use and no title does ("such as", "for
+  example", "in this", "of our"; ``never_in_titles``).
+- ``never_ending``: words many abstracts use and no title or subtitle ends with ("according",
+  "due", "neural", "leverage"; ``never_ending``).
 - ``claim_verbs``: verbs whose objects overlap titles less than ``CLAIM_SHARE`` of the pooled
   average (below): "we demonstrate X", "we achieve X", "we show X" state a claim, so "Demonstrating
   X" is no gerund title.
@@ -73,6 +84,12 @@ GENERIC_NOUNS = frozenset({"use", "need", "work", "set", "help"}) | GENERIC_EDGE
 
 USAGE_PATH = PROJECT_ROOT / "generator" / "analysis" / USAGE_FILE
 CLAIM_SHARE = 0.5
+MIN_TERM_TITLES = 5
+MIN_VERB_CUES = 5
+MIN_ABSTRACTS_NEVER_TITLED = 1000
+MIN_ABSTRACTS_NEVER_ENDING = 1000
+MAX_NOUN_CUE_SHARE = 0.1
+TERM_RATE_RATIO = 2.0
 
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 
@@ -116,6 +133,124 @@ def object_overlaps(records: list[dict]) -> dict[str, list[float]]:
             f1 = 2 * shared / (len(words) + len(title))
             overlaps.setdefault(verb, []).append(f1)
     return overlaps
+
+
+_PAIR_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def generic_terms(records: list[dict]) -> tuple[list[str], float]:
+    """Pairs opening with a word too generic to open a keyphrase alone ("time", "point", "question")
+    that titles use as a term ("time series", "point cloud", "question answering"): of the abstracts
+    using the pair, the share whose title uses it too is at least ``TERM_RATE_RATIO`` times that of
+    all word pairs pooled, in at least ``MIN_TERM_TITLES`` titles. Also returns the pooled share."""
+    from generator.analysis.keyphrases.canonical import singular
+
+    def pairs(text: str) -> set[tuple[str, str]]:
+        words = _PAIR_WORD.findall(text.lower())
+        return {
+            (first, singular(second))
+            for first, second in itertools.pairwise(words)
+            if first not in FUNCTION_WORDS
+            and first not in VERBS
+            and second not in FUNCTION_WORDS
+            and second not in VERBS
+        }
+
+    in_abstracts: Counter[tuple[str, str]] = Counter()
+    in_titles: Counter[tuple[str, str]] = Counter()
+    for record in records:
+        used = pairs(record["abstract"])
+        in_abstracts.update(used)
+        in_titles.update(pairs(record["title"]) & used)
+    pooled = sum(in_titles.values()) / max(1, sum(in_abstracts.values()))
+    terms = sorted(
+        f"{first} {second}"
+        for (first, second), titled in in_titles.items()
+        if first in GENERIC_EDGE
+        and titled >= MIN_TERM_TITLES
+        and titled >= TERM_RATE_RATIO * pooled * in_abstracts[first, second]
+    )
+    return terms, pooled
+
+
+_ABSTRACT_WORD = re.compile(r"[A-Za-z][a-z-]*")
+# What comes right before a verb's base form ("we overfit", "to constitute", "can elicit") …
+_VERB_CUES = frozenset(
+    {"to", "can", "could", "may", "might", "will", "would", "we", "should", "must", "cannot"}
+)
+# … and before a noun ("the attack", "a model").
+_NOUN_CUES = frozenset({"the", "a", "an", "this", "these", "its", "their", "our", "each", "every", "such"})
+
+
+def learned_verbs(records: list[dict]) -> list[str]:
+    """Base forms of verbs, beyond the hand list ``VERBS``: lowercase words that follow "we", "to" or
+    a modal at least ``MIN_VERB_CUES`` times in the abstracts and follow an article or determiner
+    at most ``MAX_NOUN_CUE_SHARE`` as often ("constitute", "overfit", "elicit"; not "model",
+    "design" or "attack", which are nouns as often). They find the sentences and cut phrases a
+    title cannot be: "Satellite data constitutes a distinct modality", "… model formalizes"."""
+    after_verb_cue: Counter[str] = Counter()
+    after_noun_cue: Counter[str] = Counter()
+    for record in records:
+        words = _ABSTRACT_WORD.findall(record["abstract"])
+        for before, word in itertools.pairwise(words):
+            if not word.islower():
+                continue
+            if before.lower() in _VERB_CUES:
+                after_verb_cue[word] += 1
+            elif before.lower() in _NOUN_CUES:
+                after_noun_cue[word] += 1
+    return sorted(
+        word
+        for word, cued in after_verb_cue.items()
+        if cued >= MIN_VERB_CUES
+        and after_noun_cue[word] <= MAX_NOUN_CUE_SHARE * cued
+        and word not in FUNCTION_WORDS
+        and len(word) >= 3
+        and not word.endswith(("ly", "ing", "ed", "-"))
+    )
+
+
+def never_in_titles(records: list[dict]) -> list[str]:
+    """Pairs of function words that at least ``MIN_ABSTRACTS_NEVER_TITLED`` abstracts use and no title
+    does ("such as", "for example", "in this", "of our", "et al"): a phrase holding one is a piece of
+    a sentence, an example list or a pointer back, not a title ("Dialog systems, such as voice
+    assistants")."""
+    word = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+    def pairs(text: str) -> set[tuple[str, str]]:
+        words = word.findall(text.lower())
+        return {p for p in itertools.pairwise(words) if p[0] in FUNCTION_WORDS and p[1] in FUNCTION_WORDS}
+
+    in_abstracts: Counter[tuple[str, str]] = Counter()
+    in_titles: Counter[tuple[str, str]] = Counter()
+    for record in records:
+        in_abstracts.update(pairs(record["abstract"]))
+        in_titles.update(pairs(record["title"]))
+    return sorted(
+        f"{first} {second}"
+        for (first, second), count in in_abstracts.items()
+        if count >= MIN_ABSTRACTS_NEVER_TITLED and in_titles[first, second] == 0
+    )
+
+
+def never_ending(records: list[dict]) -> list[str]:
+    """Words (not function words) that at least ``MIN_ABSTRACTS_NEVER_ENDING`` abstracts use and no
+    title or subtitle ends with ("according", "due", "neural", "proposed", "leverage"): a phrase ending
+    with one is cut ("… samples the output token according", "… graph neural")."""
+    word = re.compile(r"[A-Za-z][A-Za-z'-]*")
+    in_abstracts: Counter[str] = Counter()
+    ending: Counter[str] = Counter()
+    for record in records:
+        in_abstracts.update({w.lower() for w in word.findall(record["abstract"])})
+        for part in re.split(r"[:?!]\s*", record["title"]):
+            words = word.findall(part)
+            if words:
+                ending[words[-1].lower()] += 1
+    return sorted(
+        w
+        for w, count in in_abstracts.items()
+        if count >= MIN_ABSTRACTS_NEVER_ENDING and ending[w] == 0 and w not in FUNCTION_WORDS
+    )
 
 
 def learn(records: list[dict]) -> dict[str, object]:
@@ -174,6 +309,10 @@ def learn(records: list[dict]) -> dict[str, object]:
         "openings": openings,
         "gerund_openings": gerund_openings,
         "verb_openings": verb_openings,
+        "generic_terms": generic_terms(records)[0],
+        "verbs": learned_verbs(records),
+        "never_in_titles": never_in_titles(records),
+        "never_ending": never_ending(records),
         "claim_verbs": claim_verbs,
         "compounds": compounds,
         "object_verbs": object_verbs,
@@ -193,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     print(usage["source"], f"{len(usage['openings'])} opening function words", sep=": ")
     print(f"{len(usage['compounds'])} compounds, {len(usage['gerund_openings'])} opening gerunds")
     print("opening verb forms:", " ".join(usage["verb_openings"]))
+    print("generic terms:", " ".join(usage["generic_terms"]))
+    print(f"{len(usage['verbs'])} verbs learned")
     print("openings:", " ".join(usage["openings"]))
     print("object verbs:", " ".join(usage["object_verbs"]))
     print("claim verbs:", " ".join(usage["claim_verbs"]))

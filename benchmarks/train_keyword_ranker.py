@@ -98,7 +98,7 @@ LEARNING_RATE = 0.05
 TREES = 200
 LEAVES = 15
 MIN_LEAF = 20
-MONOTONIC = {"similarity": 1, "early": 1, "uses": 1, "inside_longer": -1}
+MONOTONIC = {"similarity": 1, "early": 1, "uses": 1, "inside_longer": -1, "aside_share": -1}
 """Features whose effect may only go one way, whatever the labels' noise: closer to the paper, used
 earlier and more often is never worse; being only a piece of a longer candidate never better."""
 
@@ -425,8 +425,7 @@ def main() -> None:
         [lab for c in training for lab in c.title_labels],
         SHIPPED_TITLE_BONUS,
     )
-    leaves = sum(int(tree.leaf.sum()) for tree in model.trees)
-    print(f"    {len(model.trees)} trees, {leaves} leaves", flush=True)
+    print(f"    {len(model.trees.roots)} trees, {int(model.trees.leaf.sum())} leaves", flush=True)
 
     held_out = corpus_rows(ranked_corpus(corpora / HELD_OUT, embedder, False), stats)
     gold = evaluation.load(str(corpora / HELD_OUT))

@@ -114,8 +114,9 @@ def test_keywords_avoid_the_slips_a_reader_sees(fake_embedder) -> None:
     undefined is shown as written when only one other abstract defines it (it may be that paper's own
     name: "HP" was "hierarchical planning" in a paper about hyperparameters)."""
     abstracts = [
-        "Wasserstein Wormhole embeds point clouds. We optimize the Wasserstein Wormhole encoder; "
-        "Wasserstein Wormhole scales to millions of point clouds.",
+        # (the paper speaks of its own work from the first sentence: no background to set aside)
+        "Our Wasserstein Wormhole embeds distributions. We optimize the Wasserstein Wormhole encoder; "
+        "Wasserstein Wormhole scales to millions of distributions.",
         "Large language models (LLMs) follow instructions. Instruction tuning of large language models.",
         "Watermarks for LLMs: a watermark survives paraphrases by LLMs.",
         "Graph neural networks (GNNs) pass messages. We regularize GNN message passing.",
@@ -659,3 +660,25 @@ def test_a_title_compound_stays_one_keyphrase_and_a_measurement_is_none() -> Non
     assert {"online bipartite matching", "analog circuit design"} <= forms
     assert "online bipartite" not in forms
     assert not any("khz" in key for key in found), "44.1kHz is one token, a measurement"
+
+
+def test_a_term_titles_use_opens_a_keyphrase_though_its_first_word_is_generic() -> None:
+    # "time" opens no keyphrase ("time complexity" of "in time complexity"), but titles use "time series"
+    forms = {
+        c.form for c in abstract_candidates("Linear models do well at time series forecasting.").values()
+    }
+    assert "time series forecasting" in forms
+    forms = {c.form for c in abstract_candidates("We bound the running time of the solver.").values()}
+    assert not any(form.startswith("time") for form in forms)
+
+
+def test_uses_in_the_background_or_an_example_are_counted_as_asides() -> None:
+    found = abstract_candidates(
+        "Lightweight super-resolution models are costly. Techniques such as knowledge distillation "
+        "or channel pruning need resources. We propose meta pruning, unlike weight decay, for "
+        "super-resolution. Meta pruning is fast."
+    )
+    assert found["knowledge distillation"].aside == 1  # before the paper speaks of itself
+    assert found["meta pruning"].aside == 0
+    assert found["weight decay"].aside == 1  # "unlike weight decay"
+    assert (found["super resolution"].count, found["super resolution"].aside) == (2, 1)

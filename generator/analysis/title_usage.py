@@ -26,9 +26,24 @@ class TitleUsage:
     """Verbs whose object names the paper's work ("we focus on X", "we formulate X")."""
     verb_openings: frozenset[str]
     """Verb forms real titles open with ("improving", "learned"; not "outperforming", "uses")."""
+    verbs: frozenset[str]
+    """Base forms of verbs beyond the hand list ("constitute", "overfit"; not "model", "attack")."""
+    never_in_titles: frozenset[tuple[str, str]]
+    """Pairs of function words abstracts use and titles never do ("such as", "in this", "of our")."""
+    never_ending: frozenset[str]
+    """Words abstracts use and no title ends with ("according", "due", "neural")."""
+    generic_terms: frozenset[tuple[str, str]]
+    """Pairs opening with a generic word that titles use as a term ("time series", "point cloud"),
+    the second word singular."""
 
     def opens_titles(self, word: str) -> bool:
         return word.lower() in self.openings
+
+    def is_generic_term(self, first: str, second: str) -> bool:
+        """Whether "first second" is a term though ``first`` is too generic to open a keyphrase."""
+        from generator.analysis.keyphrases.canonical import singular
+
+        return (first.lower(), singular(second.lower())) in self.generic_terms
 
     def is_compound(self, first: str, second: str) -> bool:
         return (first.lower(), second.lower()) in self.compounds
@@ -49,4 +64,8 @@ def title_usage() -> TitleUsage:
         gerund_openings=frozenset(data["gerund_openings"]),
         object_verbs=frozenset(data["object_verbs"]),
         verb_openings=frozenset(data["verb_openings"]),
+        generic_terms=frozenset(_pair(words) for words in data["generic_terms"]),
+        verbs=frozenset(data["verbs"]),
+        never_ending=frozenset(data["never_ending"]),
+        never_in_titles=frozenset(_pair(words) for words in data["never_in_titles"]),
     )

@@ -76,6 +76,9 @@ class Candidate:
     heads: int = 0
     """Uses that end their noun phrase (no word of the phrase follows): "zero-shot" in "is zero-shot."
     but not in "zero-shot classification"."""
+    aside: int = 0
+    """Uses in what the paper does not claim as its own (``_aside_runs``): the background before the
+    abstract first speaks of its own work, or an example or a contrast ("such as X", "unlike X")."""
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
@@ -193,6 +196,30 @@ def _runs(text: str) -> list[tuple[str | None, list[str]]]:
     return [(before, run) for before, run in runs if run]
 
 
+# Where an abstract starts speaking of its own work ("we", "our", "this paper", "here").
+_OWN_WORK = re.compile(r"\b(?:we|our|here|this (?:paper|work|study|article|note))\b", re.I)
+# Words that make what follows an example or a contrast: "such as X", "unlike X", "than X".
+_ASIDE_OPENERS = frozenset({"as", "unlike", "than", "like", "including", "versus", "vs"})
+
+
+def _aside_runs(body: str) -> list[tuple[bool, tuple[str | None, list[str]]]]:
+    """``_runs`` of the text, each marked when it is an aside: in a sentence before the first that
+    speaks of the paper's own work, or an example or contrast ("such as X, Y or Z", "unlike X") up
+    to the next word that is no list's "and"/"or"."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(\"“])", body) if s.strip()]
+    own_from = next((i for i, s in enumerate(sentences) if _OWN_WORK.search(s)), 0)
+    marked = []
+    for index, sentence in enumerate(sentences):
+        aside = False
+        for before, run in _runs(sentence):
+            if before in _ASIDE_OPENERS:
+                aside = True
+            elif before not in (None, "and", "or"):
+                aside = False
+            marked.append((index < own_from or aside, (before, run)))
+    return marked
+
+
 def _span_key(parts: list[tuple[str, str]], start: int, end: int) -> str:
     """``canonical_key`` of the words ``start:end`` of a run, from the words' ``key_parts``."""
     if end - start == 1:
@@ -210,20 +237,23 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
         lambda m: PHRASE_BREAK if singular_token(m.group(1)) in acronyms else m.group(0), clean
     )
     body = _spelled_out(body, acronyms)
-    runs = _runs(body)
-    total = max(1, sum(len(run) for _, run in runs))
+    runs = _aside_runs(body)
+    usage = title_usage()
+    total = max(1, sum(len(run) for _, (_, run) in runs))
     candidates: dict[str, Candidate] = {}
     neighbours: dict[str, tuple[set[str | None], set[str | None]]] = defaultdict(lambda: (set(), set()))
     # Spans of MAX_WORDS seen at least once not followed by a word that could end a longer phrase.
     whole_at_limit: set[str] = set()
     offset = 0
-    for before, run in runs:
+    for aside, (before, run) in runs:
         length = len(run)
         may_end = [not _bad_edge(token, last=True) for token in run]
         parts = [key_parts(token) for token in run]
         for start in range(length):
-            if _bad_edge(run[start], last=False):
-                continue
+            if _bad_edge(run[start], last=False) and not (
+                start + 1 < length and usage.is_generic_term(run[start], run[start + 1])
+            ):
+                continue  # "time" opens no keyphrase, but "time series forecasting" is one
             for end in range(start + 1, min(start + MAX_WORDS, length) + 1):
                 if not may_end[end - 1] or (end - start == 1 and not _may_stand_alone(run[start])):
                     continue
@@ -234,6 +264,7 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
                         key, canonical(" ".join(run[start:end])), 0, (offset + start) / total, end - start
                     )
                 candidate.count += 1
+                candidate.aside += aside
                 candidate.heads += end == length
                 left, right = neighbours[key]
                 if start > 0:

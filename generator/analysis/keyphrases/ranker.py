@@ -73,6 +73,7 @@ FEATURES = (
     "one_word_noun",
     "inside_longer",
     "holds_shorter",
+    "aside_share",
 )
 
 
@@ -430,5 +431,7 @@ def paper_features(
             head_noun if one_word else 0.0,
             min(1.0, longer_uses / max(candidate.count, 1)),
             float(holds_shorter),
+            # in the background or an example ("such as X"): what the paper uses or contrasts, not its topic
+            candidate.aside / max(candidate.count, 1),
         )
     return rows
