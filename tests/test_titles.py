@@ -415,6 +415,13 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Improving readers of long documents", False),  # real titles open with "Improving"
         ("Skimming conjecture [Brand", True),  # cut inside a bracket
         ("Skimming conjecture [Brand 2019]", False),
+        ("Multi-group skimming model formalizes", True),  # cut after its verb (a learned one)
+        ("Learning to learn", False),
+        ("Skimming with provable guarantees", False),  # "guarantees" is a noun as often
+        ("Skimming in natural language with fuSE", False),  # a name, not the verb "fuse"
+        ("Readers of long documents, such as novels", True),  # no real title holds "such as"
+        ("The role of this skimming", True),  # nor "of this", pointing back
+        ("Skimming samples the next paragraph according", True),  # no real title ends "according"
     ],
 )
 def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:
@@ -426,6 +433,13 @@ def test_a_phrase_stops_short_before_a_word_titles_join_to_it() -> None:
     abstract = "We study supervised finetuning for automated analog circuit design. We design readers."
     assert stops_short("Supervised finetuning for automated analog circuit", abstract)
     assert not stops_short("Supervised finetuning for automated analog circuit design", abstract)
+
+
+def test_a_verb_learned_from_abstracts_makes_a_sentence() -> None:
+    # "constitutes" and "overfits" are in no hand list: their base forms follow "to"/"can" in abstracts
+    assert reads_as_a_sentence("Satellite data constitutes a distinct modality for readers")
+    assert reads_as_a_sentence("The diffusion model overfits to the training data")
+    assert not reads_as_a_sentence("Adversarial attacks on long document readers")  # "the attack"
 
 
 def test_a_plural_and_its_bare_verb_make_a_sentence() -> None:
@@ -491,3 +505,8 @@ def test_a_phrase_as_a_title_given_the_verb_it_is_the_object_of(
     verb: str | None, phrase: str, title: str | None
 ) -> None:
     assert acted_on(verb, phrase) == title
+
+
+def test_a_name_keeps_its_sharp() -> None:
+    names = [c.name for c in name_candidates(hide_math("We introduce SkimNet#, improving on SkimNet.")[0])]
+    assert "SkimNet#" in names
