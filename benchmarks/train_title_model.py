@@ -3,6 +3,7 @@
     python benchmarks/train_title_model.py [--corpora A.jsonl B.jsonl C.jsonl] [--cache /tmp/titles]
                                            [--scale SCALE.jsonl] [--scale-sample N] [--held-out NAME]
                                            [--no-ship] [--no-loco] [--out MODEL.npz] [--show N]
+                                           [--verdicts]
 
 Every candidate title of every abstract (``generator.analysis.titles.title_candidates``) is a training
 row; its target is its ROUGE-1 against the paper's real title (the measure of
@@ -511,9 +512,11 @@ NAME_THRESHOLD_SHIFTS = (-1.0, 0.0, 1.0, 2.0)
 """Name thresholds tried beside the chosen one, to show what keeping more names costs."""
 
 
-def evaluate(papers: list[Paper], model: TitleModel, show: int = 0) -> dict[str, float]:
+def evaluate(
+    papers: list[Paper], model: TitleModel, show: int = 0, verdicts: titles.VerdictModel | None = None
+) -> dict[str, float]:
     marks = [name_marks(p.abstract) for p in papers]
-    scored = titles.score_titles([p.plain for p in papers], model, marks)
+    scored = titles.score_titles([p.plain for p in papers], model, marks, verdicts)
     chosen, oracle, first12, names, kept, background, real_background, led = [], [], [], 0, 0, 0, 0, 0
     led_real, leads, short = 0, Counter(), 0
     trade_off = {shift: ([], []) for shift in NAME_THRESHOLD_SHIFTS}
@@ -575,6 +578,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-loco", action="store_true", help="skip the leave-one-corpus-out table")
     parser.add_argument("--show", type=int, default=0, help="print the first N titles of each held-out set")
+    parser.add_argument(
+        "--verdicts",
+        action="store_true",
+        help="score each held-out set twice: as the model chooses, and with the shipped readers' verdicts",
+    )
     arguments = parser.parse_args(argv)
 
     corpora = {c.stem: prepare(c, arguments.cache) for c in arguments.corpora}
@@ -593,18 +601,23 @@ def main(argv: list[str] | None = None) -> int:
     for held_out, test in [(n, t) for n, t in folds if arguments.held_out in (None, n)]:
         started = time.time()
         model = train([p for name, papers in corpora.items() if name != held_out for p in papers] + extra)
-        result = evaluate(test, model, arguments.show)
-        print(
-            f"{held_out:38s} {result['papers']:6d} {result['rouge']:6.3f} {result['oracle']:6.3f} "
-            f"{result['first12']:7.3f} {result['kept']:6.1%} of {result['names']:4d} {result['led']:7.1%} "
-            f"{result['background']:10.1%} {result['real_background']:6.1%}  "
-            f"(name threshold {model.name_threshold:+.1f}; {time.time() - started:.0f} s)\n"
-            f"{'':38s} names led right/wrong/none {result['leads']}; titles leading with a name "
-            f"{result['led']:.1%} (real {result['led_real']:.1%}); descriptions stopping short "
-            f"{result['short']:.1%}\n"
-            f"{'':38s} name threshold shifted: ROUGE-1 / names kept  {result['trade_off']}",
-            flush=True,
-        )
+        ways = [("", None)]
+        if arguments.verdicts:
+            ways.append(("  with readers' verdicts", titles.shipped_verdicts()))
+        for way, verdicts in ways:
+            result = evaluate(test, model, arguments.show, verdicts)
+            print(
+                f"{held_out + way:38s} {result['papers']:6d} {result['rouge']:6.3f} {result['oracle']:6.3f} "
+                f"{result['first12']:7.3f} {result['kept']:6.1%} of {result['names']:4d} "
+                f"{result['led']:7.1%} "
+                f"{result['background']:10.1%} {result['real_background']:6.1%}  "
+                f"(name threshold {model.name_threshold:+.1f}; {time.time() - started:.0f} s)\n"
+                f"{'':38s} names led right/wrong/none {result['leads']}; titles leading with a name "
+                f"{result['led']:.1%} (real {result['led_real']:.1%}); descriptions stopping short "
+                f"{result['short']:.1%}\n"
+                f"{'':38s} name threshold shifted: ROUGE-1 / names kept  {result['trade_off']}",
+                flush=True,
+            )
     if not arguments.no_ship:
         model = train([p for papers in corpora.values() for p in papers] + extra)
         model.save(arguments.out)

@@ -13,11 +13,15 @@ from generator.analysis.titles import (
     FEATURES,
     MODEL_FILE,
     NAME_FEATURES,
+    VERDICT_FEATURES,
+    VERDICT_FILE,
     WORD_FEATURES,
     NameContextRates,
     TitleModel,
+    VerdictModel,
     acted_on,
     derive_title,
+    derive_titles,
     gerund,
     hide_math,
     is_background,
@@ -28,6 +32,7 @@ from generator.analysis.titles import (
     name_marks,
     reads_as_a_sentence,
     shipped_model,
+    shipped_verdicts,
     stops_short,
     title_candidates,
     word_chances,
@@ -422,6 +427,9 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Readers of long documents, such as novels", True),  # no real title holds "such as"
         ("The role of this skimming", True),  # nor "of this", pointing back
         ("Skimming samples the next paragraph according", True),  # no real title ends "according"
+        ("Paragraph features extracted", True),  # no title ends "extracted" (learned, 300+ abstracts)
+        ("Discards irrelevant paragraphs of long documents", True),  # a third-person verb opens no title
+        ("Discarding irrelevant paragraphs of long documents", False),
     ],
 )
 def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:
@@ -510,3 +518,38 @@ def test_a_phrase_as_a_title_given_the_verb_it_is_the_object_of(
 def test_a_name_keeps_its_sharp() -> None:
     names = [c.name for c in name_candidates(hide_math("We introduce SkimNet#, improving on SkimNet.")[0])]
     assert "SkimNet#" in names
+
+
+def _verdicts(weights: dict[str, float], intercept: float, threshold: float) -> VerdictModel:
+    width = len(VERDICT_FEATURES)
+    vector = np.zeros(width)
+    for feature, weight in weights.items():
+        vector[VERDICT_FEATURES.index(feature)] = weight
+    return VerdictModel(np.zeros(width), np.ones(width), vector, intercept, threshold)
+
+
+def test_verdicts_pass_over_a_candidate_a_reader_would_call_wrong() -> None:
+    model = shipped_model()
+    best = derive_titles([NAMED], model)[0]
+    # odds of WRONG fall with the gap to the best score: the best-scored is passed over for the next
+    passing_over = _verdicts({"gap_to_best": -100.0}, 1.0, 0.0)
+    other = derive_titles([NAMED], model, passing_over)[0]
+    assert other != best
+    # every candidate as likely WRONG: the least likely (all equal: the best-scored) stays
+    assert derive_titles([NAMED], model, _verdicts({}, 5.0, 0.0))[0] == best
+    # no candidate likely WRONG: the best-scored stays
+    assert derive_titles([NAMED], model, _verdicts({}, -5.0, 0.0))[0] == best
+
+
+def test_the_shipped_verdicts_load_and_decide_the_default_titles(tmp_path) -> None:
+    verdicts = shipped_verdicts()
+    assert verdicts is not None and len(verdicts.weights) == len(VERDICT_FEATURES)
+    path = tmp_path / VERDICT_FILE
+    verdicts.save(path)
+    again = VerdictModel.load(path)
+    assert again.threshold == verdicts.threshold and np.array_equal(again.weights, verdicts.weights)
+    abstracts = [NAMED, BACKGROUND_FIRST]
+    assert derive_titles(abstracts) == derive_titles(abstracts, shipped_model(), verdicts)
+    np.savez(path, features=np.array(VERDICT_FEATURES[:-1]))
+    with pytest.raises(ValueError, match="retrain"):
+        VerdictModel.load(path)

@@ -238,7 +238,10 @@ def left_unfinished(candidate: str) -> bool:
     ):
         return True  # "Multi-group learning model formalizes": cut after its verb (learned verbs only:
         # the hand list holds nouns too, "… with provable guarantees")
-    opening_verb = first in VERBS and first not in title_usage().verb_openings
+    # a third-person verb opens a sentence's predicate ("Detects offensive …"); a bare one of the
+    # learned verbs may be a title's imperative ("Align Your Prompts"), so only the hand list's count
+    third_person = _finite_form(first) and is_verb(first)
+    opening_verb = (first in VERBS or third_person) and first not in title_usage().verb_openings
     if opening_verb and (not first.endswith("ing") or _ing_base(first) in title_usage().claim_verbs):
         return True  # "Uses selective sampling to …", "Outperforming prior methods …": a sentence's piece
     if first in FUNCTION_WORDS and not title_usage().opens_titles(first):
@@ -1185,6 +1188,121 @@ def shipped_model() -> TitleModel:
         return TitleModel.load(handle)
 
 
+VERDICT_FILE = "title_verdicts.npz"
+VERDICT_FEATURES = (
+    *FEATURES,
+    "score",
+    "gap_to_best",
+    "own_sentence",
+    "before_own",
+    "goes_on",
+    "aside_use",
+    "own_word_share",
+)
+# Where an abstract speaks of its own work; what makes a use an example, a contrast or a tool
+# ("such as X", "unlike X", "using X"). The verdict model weighs them: a title a reader calls
+# misleading or background names what the paper only uses or what came before it.
+_OWN_WORK = re.compile(r"\b(?:we|our|here|this (?:paper|work|study|article|note))\b", re.I)
+_ASIDE_CUE = re.compile(
+    r"\b(?:such as|e\.g\.,?|including|like|unlike|than|versus|vs\.?|using|uses?|used|utiliz\w+|"
+    r"employ\w*|adopt\w*|existing|previous|prior|recent|popular|standard|traditional|conventional)"
+    r"(?:\s+(?:the|a|an|these|this|their|its))?\s*$",
+    re.I,
+)
+
+
+def verdict_rows(
+    candidates: Sequence[TitleCandidate], features: np.ndarray, scores: np.ndarray, plain: str, best: float
+) -> np.ndarray:
+    """The rows the verdict model reads: a candidate's features, its score, how far below the
+    abstract's best score it lies, and how the abstract uses it: in a sentence about its own work or
+    before the first one, whether its uses go on with more of the phrase, how many follow a word
+    that makes them an example or a tool, and the share of its words the own-work sentences use."""
+    if not len(scores):
+        return np.zeros((0, len(VERDICT_FEATURES)))
+    sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
+    own = [bool(_OWN_WORK.search(sentence)) for sentence in sentences]
+    own_from = own.index(True) if any(own) else len(sentences)
+    own_words = {
+        w for sentence, is_own in zip(sentences, own, strict=True) if is_own for w in content_words(sentence)
+    }
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS
+
+    context = np.zeros((len(candidates), 5))
+    for row, candidate in enumerate(candidates):
+        index = candidate.sentence
+        words = candidate.text.split()
+        pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
+        uses = list(re.finditer(pattern, plain, re.I)) if words else []
+        going_on = aside = 0
+        for use in uses:
+            following = _NEXT_WORD.match(plain, use.end())
+            going_on += following is not None and (
+                following.group(1).lower() not in FUNCTION_WORDS and not is_verb(following.group(1).lower())
+            )
+            aside += _ASIDE_CUE.search(plain[max(0, use.start() - 40) : use.start()]) is not None
+        mine = content_words(candidate.text)
+        context[row] = (
+            index < 0 or (index < len(own) and own[index]),
+            0 <= index < own_from,
+            going_on / len(uses) if uses else -1.0,
+            aside / len(uses) if uses else -1.0,
+            sum(w in own_words for w in mine) / len(mine) if mine else 0.0,
+        )
+    return np.column_stack([features, scores, best - scores, context])
+
+
+@dataclass(frozen=True)
+class VerdictModel:
+    """What ``benchmarks/train_title_verdicts.py`` learns from readers' verdicts on candidate titles:
+    a logistic regression of the log-odds that a reader calls a candidate WRONG (cut, a fragment,
+    background, misleading), on standardised ``VERDICT_FEATURES``."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    threshold: float
+    """Candidates at or above these log-odds are passed over while a judged one below is left."""
+
+    def odds(self, rows: np.ndarray) -> np.ndarray:
+        return ((rows - self.mean) / self.scale) @ self.weights + self.intercept
+
+    def save(self, path) -> None:
+        _save_arrays(
+            path,
+            features=np.array(VERDICT_FEATURES),
+            mean=self.mean,
+            scale=self.scale,
+            weights=self.weights,
+            intercept=np.array(self.intercept),
+            threshold=np.array(self.threshold),
+        )
+
+    @classmethod
+    def load(cls, source) -> VerdictModel:
+        with np.load(source, allow_pickle=False) as data:
+            if tuple(data["features"].tolist()) != VERDICT_FEATURES:
+                raise ValueError(f"{VERDICT_FILE} was trained on other features; retrain it")
+            return cls(
+                data["mean"],
+                data["scale"],
+                data["weights"],
+                float(data["intercept"]),
+                float(data["threshold"]),
+            )
+
+
+@lru_cache(maxsize=1)
+def shipped_verdicts() -> VerdictModel | None:
+    """The verdict model that ships in the package, if one does."""
+    source = resources.files("generator.analysis").joinpath(VERDICT_FILE)
+    if not source.is_file():
+        return None
+    with source.open("rb") as handle:
+        return VerdictModel.load(handle)
+
+
 # --- choosing ---------------------------------------------------------------------------------
 
 
@@ -1210,11 +1328,27 @@ class ScoredTitle:
         return lead_with_name(self.description, self.name if self.name_score >= threshold else None)
 
 
-def score_titles(
+@dataclass(frozen=True)
+class RankedCandidates:
+    """One abstract's candidate titles as the model sees them, and its likeliest name."""
+
+    candidates: list[TitleCandidate]
+    features: np.ndarray
+    scores: np.ndarray
+    """Each candidate's predicted ROUGE-1 above its abstract's mean."""
+    name: str | None
+    name_score: float
+
+    @property
+    def ranking(self) -> tuple[list[TitleCandidate], np.ndarray, np.ndarray]:
+        return self.candidates, self.features, self.scores
+
+
+def rank_candidates(
     plains: Sequence[str], model: TitleModel, marks: Sequence[NameMarks] | None = None
-) -> list[ScoredTitle]:
-    """For each plain-text abstract, its best-scored candidate title and its likeliest name
-    (``marks``: the names each abstract's markup sets apart, ``name_marks``)."""
+) -> list[RankedCandidates]:
+    """For each plain-text abstract, its candidate titles with their features and scores, and its
+    likeliest name (``marks``: the names each abstract's markup sets apart, ``name_marks``)."""
     marks = marks if marks is not None else [NameMarks()] * len(plains)
     names = [name_candidates(plain, mark) for plain, mark in zip(plains, marks, strict=True)]
     made = [title_candidates(plain) for plain in plains]
@@ -1245,18 +1379,77 @@ def score_titles(
         candidate_lists.append(candidates)
         facts = abstract_facts(plain, rules_name, chance)
         rows.append(candidate_features(candidates, facts, model.title_rate, model.base_rate))
-    scored = []
     title_scores = _predict_each(model.titles, rows, len(FEATURES))
-    for plain, (name, name_score), candidates, features, scores in zip(
-        plains, best_names, candidate_lists, rows, title_scores, strict=True
-    ):
-        if not candidates:
+    return [
+        RankedCandidates(candidates, features, scores, name, name_score)
+        for (name, name_score), candidates, features, scores in zip(
+            best_names, candidate_lists, rows, title_scores, strict=True
+        )
+    ]
+
+
+def score_titles(
+    plains: Sequence[str],
+    model: TitleModel,
+    marks: Sequence[NameMarks] | None = None,
+    verdicts: VerdictModel | None = None,
+) -> list[ScoredTitle]:
+    """For each plain-text abstract, its best-scored candidate title and its likeliest name
+    (``marks``: the names each abstract's markup sets apart, ``name_marks``). With ``verdicts``, the
+    best-scored of the first ``VERDICT_DEPTH`` fitting candidates that a reader would likely not call
+    WRONG, else the one least likely WRONG."""
+    ranked = rank_candidates(plains, model, marks)
+    fitting = [
+        _first_distinct(
+            found.candidates, fitting_candidates(found.candidates, found.features, found.scores, plain)
+        )
+        for plain, found in zip(plains, ranked, strict=True)
+    ]
+    odds = [
+        verdicts.odds(
+            verdict_rows(
+                [found.candidates[i] for i in chosen],
+                found.features[chosen],
+                found.scores[chosen],
+                plain,
+                float(found.scores.max()),
+            )
+        )
+        if verdicts is not None and chosen
+        else None
+        for plain, found, chosen in zip(plains, ranked, fitting, strict=True)
+    ]
+    scored = []
+    for plain, found, chosen, wrong_odds in zip(plains, ranked, fitting, odds, strict=True):
+        if not found.candidates:
             first_words = " ".join(plain.split()[:12])
             description = grammar._capitalise(grammar._trim_hanging_end(first_words))
+        elif not chosen:
+            description = found.candidates[int(np.argmax(found.scores))].text
+        elif wrong_odds is None:
+            description = found.candidates[chosen[0]].text
         else:
-            description = best_candidate(candidates, features, scores, plain)
-        scored.append(ScoredTitle(description, name, name_score))
+            below = np.flatnonzero(wrong_odds < verdicts.threshold)
+            pick = int(below[0]) if len(below) else int(np.argmin(wrong_odds))
+            description = found.candidates[chosen[pick]].text
+        scored.append(ScoredTitle(description, found.name, found.name_score))
     return scored
+
+
+VERDICT_DEPTH = 3
+"""How many of the best-scored fitting candidates the verdicts choose among (the judges saw three)."""
+
+
+def _first_distinct(candidates: list[TitleCandidate], indices: Iterator[int]) -> list[int]:
+    chosen, seen = [], set()
+    for index in indices:
+        key = candidates[index].text.lower()
+        if key not in seen:
+            seen.add(key)
+            chosen.append(index)
+            if len(chosen) == VERDICT_DEPTH:
+                break
+    return chosen
 
 
 def best_candidate(
@@ -1265,10 +1458,18 @@ def best_candidate(
     """The best-scored candidate; a statement about the field, a sentence, a phrase left unfinished
     (``left_unfinished``) or one the abstract goes on with (``stops_short``) is never the title while
     the abstract offers anything else."""
+    fitting = next(fitting_candidates(candidates, features, scores, plain), None)
+    return candidates[fitting if fitting is not None else int(np.argmax(scores))].text
+
+
+def fitting_candidates(
+    candidates: list[TitleCandidate], features: np.ndarray, scores: np.ndarray, plain: str
+) -> Iterator[int]:
+    """The candidates that can be a title, best-scored first: no statement about the field, no
+    sentence, no phrase left unfinished or that the abstract goes on with."""
     background = features[:, FEATURES.index("background")] > 0
-    # best first, checking only until one fits (the grammar checks cost more than the scores)
-    order = np.argsort(-scores, kind="stable")
-    for index in order:
+    # best first, checking lazily (the grammar checks cost more than the scores)
+    for index in np.argsort(-scores, kind="stable").tolist():
         text = candidates[index].text
         if (
             not background[index]
@@ -1276,8 +1477,7 @@ def best_candidate(
             and not left_unfinished(text)
             and not stops_short(text, plain)
         ):
-            return text
-    return candidates[order[0]].text
+            yield index
 
 
 def word_chances(
@@ -1298,11 +1498,14 @@ def word_chances(
 
 
 def choose_titles(
-    plains: Sequence[str], model: TitleModel, marks: Sequence[NameMarks] | None = None
+    plains: Sequence[str],
+    model: TitleModel,
+    marks: Sequence[NameMarks] | None = None,
+    verdicts: VerdictModel | None = None,
 ) -> list[str]:
     """For each plain-text abstract, its best-scored candidate, led by the name it introduces if
-    the name detector is confident it introduces one."""
-    return [scored.title(model.name_threshold) for scored in score_titles(plains, model, marks)]
+    the name detector is confident it introduces one (``verdicts``: see ``score_titles``)."""
+    return [scored.title(model.name_threshold) for scored in score_titles(plains, model, marks, verdicts)]
 
 
 def _apposed_name(word: str) -> bool:
@@ -1458,16 +1661,22 @@ def restore_math(title: str, formulas: list[str]) -> str:
     return re.sub(r"\s+", " ", title).strip() or "Untitled paper"
 
 
-def derive_titles(abstracts: Sequence[str], model: TitleModel | None = None) -> list[str]:
+def derive_titles(
+    abstracts: Sequence[str], model: TitleModel | None = None, verdicts: VerdictModel | None = None
+) -> list[str]:
     """Readable titles for papers that have none, built from their abstracts: the candidate phrase the
-    model scores best, "Name: description" when an abstract introduces a name. At most
-    ``MAX_TITLE_LENGTH`` characters, math included (rendered in the title too); ``model`` defaults to
-    the shipped one. Scoring many abstracts in one call is much faster than one by one."""
+    model scores best among those a reader would likely not call WRONG (``verdicts``), "Name:
+    description" when an abstract introduces a name. At most ``MAX_TITLE_LENGTH`` characters, math
+    included (rendered in the title too); ``model`` and ``verdicts`` default to the shipped ones (a
+    ``model`` given alone is used without verdicts: they were learned on the shipped model's scores).
+    Scoring many abstracts in one call is much faster than one by one."""
     if not abstracts:
         return []  # a digest whose papers all have titles never loads the model
+    if model is None:
+        model, verdicts = shipped_model(), verdicts or shipped_verdicts()
     hidden = [hide_math(abstract) for abstract in abstracts]
     marks = [name_marks(abstract) for abstract in abstracts]
-    chosen = choose_titles([plain for plain, _ in hidden], model or shipped_model(), marks)
+    chosen = choose_titles([plain for plain, _ in hidden], model, marks, verdicts)
     return [restore_math(title, formulas) for title, (_, formulas) in zip(chosen, hidden, strict=True)]
 
 
