@@ -282,7 +282,9 @@ def fit(rows: list[np.ndarray], labels: list[np.ndarray], title_bonus: float) ->
 def f1_at_5(corpus: CorpusRows, model: KeywordModel, stats: WordStats, evaluation, gold, only=None) -> float:
     from generator.analysis.keywords import choose_keywords
 
-    found = choose_keywords(corpus.corpus.candidates, corpus.corpus.similarities, 5, model, stats)
+    found = choose_keywords(
+        corpus.corpus.candidates, corpus.corpus.similarities, 5, model, stats, strays=None
+    )
     ours = {
         paper_id: [k.text for k in keywords]
         for paper_id, keywords in zip(corpus.corpus.ids, found, strict=True)

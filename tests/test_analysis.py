@@ -16,8 +16,11 @@ from generator.analysis.keyphrases.canonical import key_parts
 from generator.analysis.keyphrases.ranker import (
     CUT_HEAD_SHARE,
     FEATURES,
+    STRAY_FEATURES,
+    StrayModel,
     cut_head,
     keyword_model,
+    keyword_strays,
     lone_words,
     may_show,
     modifier,
@@ -682,3 +685,41 @@ def test_uses_in_the_background_or_an_example_are_counted_as_asides() -> None:
     assert found["meta pruning"].aside == 0
     assert found["weight decay"].aside == 1  # "unlike weight decay"
     assert (found["super resolution"].count, found["super resolution"].aside) == (2, 1)
+
+
+def _strays(intercept: float, weights: dict[str, float] | None = None) -> StrayModel:
+    width = len(STRAY_FEATURES)
+    vector = [0.0] * width
+    for feature, weight in (weights or {}).items():
+        vector[STRAY_FEATURES.index(feature)] = weight
+    return StrayModel((0.0,) * width, (1.0,) * width, tuple(vector), intercept, 0.0)
+
+
+def test_keywords_a_reader_would_call_stray_are_not_shown(fake_embedder) -> None:
+    texts = [
+        "Graph neural networks pass messages between nodes of molecular graphs and citation graphs.",
+        "Message passing in graph neural networks for citation graphs, node labels and molecules.",
+        "Diffusion models generate images; score matching trains diffusion models of images.",
+        "Score matching for diffusion models of audio, and faster sampling of diffusion models.",
+    ]
+    candidates = find_candidates(texts, [None] * len(texts), 5)
+    similarities = keyword_similarities(candidates, fake_embedder.embed(texts), fake_embedder).per_paper
+    plain = choose_keywords(candidates, similarities, 5, strays=None)
+    assert all(plain)
+    # none likely STRAY: the same keywords
+    assert choose_keywords(candidates, similarities, 5, strays=_strays(-10.0)) == plain
+    # all likely STRAY: none shown
+    assert choose_keywords(candidates, similarities, 5, strays=_strays(10.0)) == [[] for _ in texts]
+    # the odds rise with the place: only the first of each paper is left
+    first_only = choose_keywords(candidates, similarities, 5, strays=_strays(-0.5, {"position": 1.0}))
+    assert first_only == [keywords[:1] for keywords in plain]
+
+
+def test_the_shipped_stray_model_reads_back_and_checks_its_features() -> None:
+    model = keyword_strays()
+    assert model is not None and len(model.weights) == len(STRAY_FEATURES)
+    assert StrayModel.from_json(json.loads(json.dumps(model.to_json()))) == model
+    data = model.to_json()
+    data["features"] = list(STRAY_FEATURES[:-1])
+    with pytest.raises(ValueError, match="stray model"):
+        StrayModel.from_json(data)

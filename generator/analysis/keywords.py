@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 import numpy as np
 import snowballstemmer
@@ -44,11 +44,14 @@ from generator.analysis.keyphrases import Candidate, abstract_candidates, corpus
 from generator.analysis.keyphrases.canonical import canonical, canonical_key, is_acronym
 from generator.analysis.keyphrases.ranker import (
     MIN_USES,
+    STRAY_DEPTH,
     KeywordModel,
     LoneWords,
+    StrayModel,
     WordStats,
     cut_head,
     keyword_model,
+    keyword_strays,
     lone_words,
     may_show,
     modifier,
@@ -399,14 +402,18 @@ def choose_keywords(
     model: KeywordModel | None = None,
     stats: WordStats | None = None,
     lone: LoneWords | None = None,
+    strays: StrayModel | Literal["shipped"] | None = "shipped",
 ) -> list[list[Keyword]]:
     """Each paper's ``top_n`` keywords: its candidates with a similarity, scored by the learned
     ``model`` (the shipped one by default), a given title's phrases raised by the model's title
     bonus, no filler word alone and no phrase cut from a longer one (``ranker.may_show``); then
-    ``_pick`` keeps one of two keywords that say the same."""
+    ``_pick`` keeps one of two keywords that say the same. With ``strays`` (the shipped model by
+    default), only the first ``STRAY_DEPTH`` that repeat none before them are considered, and those
+    a reader would likely call STRAY are not shown."""
     model = model or keyword_model()
     stats = stats or word_stats()
     lone = lone or lone_words()
+    stray_model = keyword_strays() if strays == "shipped" else strays
     papers = len(candidates.per_paper)
     hidden = candidates.hidden or [frozenset()] * papers
     keys_of, rows = [], []
@@ -419,7 +426,9 @@ def choose_keywords(
     all_scores = model.scores(np.vstack(rows)) if rows else np.zeros(0)
     ends = np.cumsum([len(keys) for keys in keys_of])
     keywords: list[list[Keyword]] = []
-    for paper_candidates, keys, end in zip(candidates.per_paper, keys_of, ends, strict=True):
+    for paper_candidates, keys, end, paper_rows in zip(
+        candidates.per_paper, keys_of, ends, rows, strict=True
+    ):
         scores = all_scores[end - len(keys) : end]
         scored = sorted(
             (
@@ -428,8 +437,9 @@ def choose_keywords(
                     + model.title_bonus * paper_candidates[key].in_title
                     + lone.bonus(paper_candidates[key], stats),
                     candidates.spellings[key],
+                    index,
                 )
-                for key, score in zip(keys, scores, strict=True)
+                for index, (key, score) in enumerate(zip(keys, scores, strict=True))
             ),
             key=lambda item: (-item[0], item[1]),
         )
@@ -438,9 +448,39 @@ def choose_keywords(
             for key in keys
             if _own_name(candidates.spellings[key], key, candidates.papers_using[key], stats)
         }
-        picked = _pick(scored, top_n, own)
+        if stray_model is not None:
+            scored = _shown_by_readers(scored, paper_rows, stray_model, own)
+        picked = _pick([(score, spelling) for score, spelling, _ in scored], top_n, own)
         keywords.append([Keyword(text=spelling, score=round(score, 4)) for score, spelling in picked])
     return keywords
+
+
+def _shown_by_readers(
+    scored: list[tuple[float, str, int]], rows: np.ndarray, strays: StrayModel, own: Set[str]
+) -> list[tuple[float, str, int]]:
+    """The first ``STRAY_DEPTH`` of ``scored`` (best first) that repeat none before them, and the
+    paper's ``own`` names after them, less those a reader would likely call STRAY (not an own name)."""
+    distinct: list[tuple[float, str, int]] = []
+    stems: list[list[str]] = []
+    for item in scored:
+        if len(distinct) >= STRAY_DEPTH and item[1] not in own:
+            continue  # past the depth only the paper's own names, which are always shown
+        words = stemmed(item[1])
+        if any(repeats(words, other) for other in stems):
+            continue
+        distinct.append(item)
+        stems.append(words)
+    if not distinct:
+        return distinct
+    features = np.column_stack(
+        [
+            rows[[index for _, _, index in distinct]],
+            [score for score, _, _ in distinct],
+            np.arange(len(distinct)),
+        ]
+    )
+    odds = strays.odds(features)
+    return [item for item, o in zip(distinct, odds, strict=True) if o < strays.threshold or item[1] in own]
 
 
 def _own_name(spelling: str, key: str, papers_using: int, stats: WordStats) -> bool:

@@ -339,6 +339,56 @@ class KeywordModel:
         )
 
 
+STRAYS_FILE = "keyword_strays.json"
+STRAY_FEATURES = (*FEATURES, "score", "position")
+"""What the stray model reads of a keyword: the ranker's features, its score (with the title and
+listing bonuses) and its place among the paper's keywords that repeat none before them."""
+STRAY_DEPTH = 7
+"""How many of a paper's best keywords (none repeating another) the stray model chooses among: the
+judges saw seven."""
+
+
+@dataclass(frozen=True)
+class StrayModel:
+    """What ``benchmarks/train_keyword_strays.py`` learns from readers' verdicts on keywords: a
+    logistic regression of the log-odds that a reader calls a keyword STRAY (a generic noun, an
+    adjective alone, a cut phrase, an umbrella term, a tool the paper only uses), on standardised
+    ``STRAY_FEATURES``. A keyword at or above ``threshold`` is not shown."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+    threshold: float
+
+    def odds(self, rows: np.ndarray) -> np.ndarray:
+        mean, scale = np.asarray(self.mean), np.asarray(self.scale)
+        return ((rows - mean) / scale) @ np.asarray(self.weights) + self.intercept
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "features": list(STRAY_FEATURES),
+            "mean": [round(v, 8) for v in self.mean],
+            "scale": [round(v, 8) for v in self.scale],
+            "weights": [round(v, 8) for v in self.weights],
+            "intercept": round(self.intercept, 8),
+            "threshold": self.threshold,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> StrayModel:
+        features = tuple(data["features"])  # type: ignore[arg-type]
+        if features != STRAY_FEATURES:
+            raise ValueError(f"stray model has features {features}, this code computes {STRAY_FEATURES}")
+        return cls(
+            mean=tuple(float(v) for v in data["mean"]),  # type: ignore[attr-defined]
+            scale=tuple(float(v) for v in data["scale"]),  # type: ignore[attr-defined]
+            weights=tuple(float(v) for v in data["weights"]),  # type: ignore[attr-defined]
+            intercept=float(data["intercept"]),  # type: ignore[arg-type]
+            threshold=float(data["threshold"]),  # type: ignore[arg-type]
+        )
+
+
 def _package_json(name: str) -> dict:
     return json.loads(resources.files("generator.analysis.keyphrases").joinpath(name).read_text("utf-8"))
 
@@ -363,6 +413,13 @@ def keyword_model() -> KeywordModel:
 @cache
 def lone_words() -> LoneWords:
     return LoneWords.from_json(_package_json(LONE_WORDS_FILE))
+
+
+@cache
+def keyword_strays() -> StrayModel | None:
+    """The shipped stray model, if one ships."""
+    source = resources.files("generator.analysis.keyphrases").joinpath(STRAYS_FILE)
+    return StrayModel.from_json(json.loads(source.read_text("utf-8"))) if source.is_file() else None
 
 
 def _logit(rate: float) -> float:
