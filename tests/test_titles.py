@@ -520,21 +520,27 @@ def test_a_name_keeps_its_sharp() -> None:
     assert "SkimNet#" in names
 
 
-def _verdicts(weights: dict[str, float], intercept: float, threshold: float) -> VerdictModel:
+def _verdicts(
+    weights: dict[str, float], intercept: float, threshold: float, margin: float = 0.0
+) -> VerdictModel:
     width = len(VERDICT_FEATURES)
     vector = np.zeros(width)
     for feature, weight in weights.items():
         vector[VERDICT_FEATURES.index(feature)] = weight
-    return VerdictModel(np.zeros(width), np.ones(width), vector, intercept, threshold)
+    return VerdictModel(np.zeros(width), np.ones(width), vector, intercept, threshold, margin)
 
 
 def test_verdicts_pass_over_a_candidate_a_reader_would_call_wrong() -> None:
     model = shipped_model()
     best = derive_titles([NAMED], model)[0]
-    # odds of WRONG fall with the gap to the best score: the best-scored is passed over for the next
+    # odds of WRONG fall with the gap to the best score: the best-scored is passed over for another
     passing_over = _verdicts({"gap_to_best": -100.0}, 1.0, 0.0)
     other = derive_titles([NAMED], model, passing_over)[0]
     assert other != best
+    # … unless the other is not less likely WRONG by the margin
+    assert derive_titles([NAMED], model, _verdicts({"gap_to_best": -0.01}, 1.0, 0.0, margin=5.0))[0] == best
+    # nor when the best-scored is below the threshold
+    assert derive_titles([NAMED], model, _verdicts({"gap_to_best": -100.0}, 1.0, 2.0))[0] == best
     # every candidate as likely WRONG: the least likely (all equal: the best-scored) stays
     assert derive_titles([NAMED], model, _verdicts({}, 5.0, 0.0))[0] == best
     # no candidate likely WRONG: the best-scored stays
@@ -547,7 +553,8 @@ def test_the_shipped_verdicts_load_and_decide_the_default_titles(tmp_path) -> No
     path = tmp_path / VERDICT_FILE
     verdicts.save(path)
     again = VerdictModel.load(path)
-    assert again.threshold == verdicts.threshold and np.array_equal(again.weights, verdicts.weights)
+    assert again.threshold == verdicts.threshold and again.margin == verdicts.margin
+    assert np.array_equal(again.weights, verdicts.weights)
     abstracts = [NAMED, BACKGROUND_FIRST]
     assert derive_titles(abstracts) == derive_titles(abstracts, shipped_model(), verdicts)
     np.savez(path, features=np.array(VERDICT_FEATURES[:-1]))

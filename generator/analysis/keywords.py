@@ -74,7 +74,8 @@ shown once ``MIN_KEYWORDS`` are: a paper whose phrases run out shows fewer keywo
 "deep learning", "uncertainty" or "lower bound". Picked by NeurIPS 2023 2-fold F1@5 (-6.5 0.2574,
 -6 0.2598, -5.5 0.2606, -5 0.2596); see benchmarks/notes/keywords-topics.md, fifth round."""
 MIN_KEYWORDS = 1
-"""Keywords a paper shows whatever their score (when it has that many). NeurIPS 2023 2-fold F1@5 at
+"""Keywords a paper shows whatever their score (when it has that many and a reader would not likely call
+them STRAY, ``ranker.StrayModel``). NeurIPS 2023 2-fold F1@5 at
 -6: 1 0.2596, 2 0.2598, 3 0.2524: a second keyword shown whatever its score adds nothing authors
 list, and is where the reader's strays sat (ICML 2024, blind rubric: 9 of the 26 STRAY were second
 keywords below ``MIN_SCORE``: "machine learning", "lower bound", "gradient descent"); one, then only
@@ -318,11 +319,13 @@ def rank_keywords(
     progress: Advance | None = None,
     model: KeywordModel | None = None,
     lone: LoneWords | None = None,
+    strays: StrayModel | Literal["shipped"] | None = "shipped",
 ) -> list[list[Keyword]]:
     """``top_n`` keywords per paper, best first, in the digest-wide spelling: KeyBERT's similarities
-    (``keyword_similarities``) ranked with the other features by the learned model."""
+    (``keyword_similarities``) ranked with the other features by the learned model (``strays``: see
+    ``choose_keywords``)."""
     similarities = keyword_similarities(candidates, paper_vectors, embedder, progress)
-    return choose_keywords(candidates, similarities.per_paper, top_n, model, lone=lone)
+    return choose_keywords(candidates, similarities.per_paper, top_n, model, lone=lone, strays=strays)
 
 
 def similarity_key(model_name: str, paper_vector: np.ndarray, spellings: Sequence[str]) -> str:

@@ -1263,10 +1263,18 @@ class VerdictModel:
     weights: np.ndarray
     intercept: float
     threshold: float
-    """Candidates at or above these log-odds are passed over while a judged one below is left."""
+    """The best-scored candidate at or above these log-odds is likely WRONG."""
+    margin: float
+    """How much less likely WRONG another candidate must be to be shown in its place."""
 
     def odds(self, rows: np.ndarray) -> np.ndarray:
         return ((rows - self.mean) / self.scale) @ self.weights + self.intercept
+
+    def choose(self, odds: np.ndarray) -> int:
+        """Which of the best-scored candidates (their log-odds of WRONG, best-scored first) to show:
+        the best-scored, unless a reader would likely call it WRONG and another is clearly less likely."""
+        other = int(np.argmin(odds))
+        return other if odds[0] >= self.threshold and odds[0] - odds[other] >= self.margin else 0
 
     def save(self, path) -> None:
         _save_arrays(
@@ -1277,6 +1285,7 @@ class VerdictModel:
             weights=self.weights,
             intercept=np.array(self.intercept),
             threshold=np.array(self.threshold),
+            margin=np.array(self.margin),
         )
 
     @classmethod
@@ -1290,6 +1299,7 @@ class VerdictModel:
                 data["weights"],
                 float(data["intercept"]),
                 float(data["threshold"]),
+                float(data["margin"]),
             )
 
 
@@ -1396,8 +1406,8 @@ def score_titles(
 ) -> list[ScoredTitle]:
     """For each plain-text abstract, its best-scored candidate title and its likeliest name
     (``marks``: the names each abstract's markup sets apart, ``name_marks``). With ``verdicts``, the
-    best-scored of the first ``VERDICT_DEPTH`` fitting candidates that a reader would likely not call
-    WRONG, else the one least likely WRONG."""
+    best-scored fitting candidate unless a reader would likely call it WRONG and another of the first
+    ``VERDICT_DEPTH`` is clearly less likely (``VerdictModel.choose``)."""
     ranked = rank_candidates(plains, model, marks)
     fitting = [
         _first_distinct(
@@ -1429,9 +1439,7 @@ def score_titles(
         elif wrong_odds is None:
             description = found.candidates[chosen[0]].text
         else:
-            below = np.flatnonzero(wrong_odds < verdicts.threshold)
-            pick = int(below[0]) if len(below) else int(np.argmin(wrong_odds))
-            description = found.candidates[chosen[pick]].text
+            description = found.candidates[chosen[verdicts.choose(wrong_odds)]].text
         scored.append(ScoredTitle(description, found.name, found.name_score))
     return scored
 
@@ -1665,7 +1673,7 @@ def derive_titles(
     abstracts: Sequence[str], model: TitleModel | None = None, verdicts: VerdictModel | None = None
 ) -> list[str]:
     """Readable titles for papers that have none, built from their abstracts: the candidate phrase the
-    model scores best among those a reader would likely not call WRONG (``verdicts``), "Name:
+    model scores best, or one a reader would less likely call WRONG (``verdicts``), "Name:
     description" when an abstract introduces a name. At most ``MAX_TITLE_LENGTH`` characters, math
     included (rendered in the title too); ``model`` and ``verdicts`` default to the shipped ones (a
     ``model`` given alone is used without verdicts: they were learned on the shipped model's scores).
