@@ -202,3 +202,29 @@ def test_an_analysis_given_what_it_found_finds_nothing_new(fake_embedder: FakeEm
     assert again.found.candidates.new == {} and again.found.similarities.new == {}
     assert again.found.candidates.keys == found.candidates.keys
     assert again.found.fit is None and again.found.neighbours is None and again.found.layout is None
+
+
+def test_the_code_fingerprint_covers_the_learned_models(tmp_path: Path, monkeypatch) -> None:
+    """A stored analysis made with another title model, verdict model or keyword model is not reused."""
+    import shutil
+
+    import generator
+
+    package = Path(generator.__file__).parent
+    copy = tmp_path / "generator"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(generator, "__file__", str(copy / "__init__.py"))
+    fingerprint = generator.source_fingerprint.__wrapped__  # uncached: the files change between calls
+    before = fingerprint()
+    learned_files = [
+        "analysis/title_model.npz",
+        "analysis/title_verdicts.npz",
+        "analysis/title_usage.json",
+        "analysis/keyphrases/keyword_strays.json",
+    ]
+    for learned in learned_files:
+        path = copy / learned
+        path.write_bytes(path.read_bytes() + b" ")
+        after = fingerprint()
+        assert after != before, learned
+        before = after
