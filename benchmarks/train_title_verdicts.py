@@ -45,6 +45,7 @@ from title_quality import content_stems, rouge1
 from generator.analysis import titles
 from generator.analysis.titles import (
     VerdictModel,
+    choose_by_verdicts,
     fitting_candidates,
     hide_math,
     name_marks,
@@ -141,12 +142,6 @@ def judged_rows(verdicts: dict[str, dict[str, str]], scale: Path):
     return papers
 
 
-def choose(odds: np.ndarray, threshold: float, margin: float) -> int:
-    """``VerdictModel.choose``."""
-    other = int(np.argmin(odds))
-    return other if odds[0] >= threshold and odds[0] - odds[other] >= margin else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verdicts", type=Path, default=VERDICTS)
@@ -170,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     for setting in [None, *((t, m) for t in THRESHOLDS.tolist() for m in MARGINS)]:
         by_field: dict[str, list[tuple[bool, float]]] = defaultdict(list)
         for k, (_, name, judged) in enumerate(papers):
-            pick = 0 if setting is None else choose(odds[starts[k] : starts[k + 1]], *setting)
+            pick = 0 if setting is None else choose_by_verdicts(odds[starts[k] : starts[k + 1]], *setting)
             by_field[name].append((judged[pick][1], judged[pick][2]))
         every = [v for values in by_field.values() for v in values]
         results[setting] = (np.mean([w for w, _ in every]), np.mean([r for _, r in every]), by_field)

@@ -1252,6 +1252,14 @@ def verdict_rows(
     return np.column_stack([features, scores, best - scores, context])
 
 
+def choose_by_verdicts(odds: np.ndarray, threshold: float, margin: float) -> int:
+    """Which of the best-scored candidates (their log-odds of WRONG, best-scored first) to show: the
+    best-scored, unless a reader would likely call it WRONG (odds at least ``threshold``) and another
+    is clearly less likely (by ``margin``)."""
+    other = int(np.argmin(odds))
+    return other if odds[0] >= threshold and odds[0] - odds[other] >= margin else 0
+
+
 @dataclass(frozen=True)
 class VerdictModel:
     """What ``benchmarks/train_title_verdicts.py`` learns from readers' verdicts on candidate titles:
@@ -1271,10 +1279,7 @@ class VerdictModel:
         return ((rows - self.mean) / self.scale) @ self.weights + self.intercept
 
     def choose(self, odds: np.ndarray) -> int:
-        """Which of the best-scored candidates (their log-odds of WRONG, best-scored first) to show:
-        the best-scored, unless a reader would likely call it WRONG and another is clearly less likely."""
-        other = int(np.argmin(odds))
-        return other if odds[0] >= self.threshold and odds[0] - odds[other] >= self.margin else 0
+        return choose_by_verdicts(odds, self.threshold, self.margin)
 
     def save(self, path) -> None:
         _save_arrays(
@@ -1409,10 +1414,10 @@ def score_titles(
     best-scored fitting candidate unless a reader would likely call it WRONG and another of the first
     ``VERDICT_DEPTH`` is clearly less likely (``VerdictModel.choose``)."""
     ranked = rank_candidates(plains, model, marks)
+    # without verdicts only the first fitting candidate is wanted: the grammar checks are not run on more
+    depth = VERDICT_DEPTH if verdicts is not None else 1
     fitting = [
-        _first_distinct(
-            found.candidates, fitting_candidates(found.candidates, found.features, found.scores, plain)
-        )
+        _first_distinct(found.candidates, fitting_candidates(*found.ranking, plain), depth)
         for plain, found in zip(plains, ranked, strict=True)
     ]
     odds = [
@@ -1448,14 +1453,14 @@ VERDICT_DEPTH = 3
 """How many of the best-scored fitting candidates the verdicts choose among (the judges saw three)."""
 
 
-def _first_distinct(candidates: list[TitleCandidate], indices: Iterator[int]) -> list[int]:
+def _first_distinct(candidates: list[TitleCandidate], indices: Iterator[int], depth: int) -> list[int]:
     chosen, seen = [], set()
     for index in indices:
         key = candidates[index].text.lower()
         if key not in seen:
             seen.add(key)
             chosen.append(index)
-            if len(chosen) == VERDICT_DEPTH:
+            if len(chosen) == depth:
                 break
     return chosen
 
