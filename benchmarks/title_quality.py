@@ -172,7 +172,12 @@ def name_led(derived: str, name: str) -> str:
     if head is None:
         opens = re.match(rf"{re.escape(name)}(?![\w-])", derived, re.I)
         return "right" if opens else "none"
-    return "right" if any(same_name(form, name) for form in name_forms(head)) else "wrong"
+    if any(same_name(form, name) for form in name_forms(head)):
+        return "right"
+    # "L2Stop: Learning to Stop" for "Learning to Stop: …": the short form leads, the name spelled out
+    # right after it
+    spelled = re.match(rf"{re.escape(name)}(?![\w-])", derived.partition(": ")[2], re.I)
+    return "right" if spelled and head[:1].lower() == name[:1].lower() else "wrong"
 
 
 def description_stops_short(derived: str, abstract: str) -> bool:

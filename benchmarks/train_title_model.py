@@ -460,9 +460,11 @@ def fit_names(
         if not paper.names or not description:
             continue
         mine = held_out[starts[i] : starts[i] + len(paper.names)]
-        name = paper.names[int(np.argmax(mine))].name
+        name, score = titles.likeliest_name(paper.plain, [n.name for n in paper.names], mine)
+        if name is None:
+            continue
         led = restore_math(lead_with_name(description, name), paper.formulas)
-        scores.append(float(mine.max()))
+        scores.append(score)
         gains.append(rouge1(led, paper.title) - rouge1(plain, paper.title))
         more_led.append((leading_name(led) is not None) - unled)
     order = np.argsort(scores)[::-1]

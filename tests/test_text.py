@@ -50,7 +50,7 @@ def test_strip_markup(raw: str, plain: str) -> None:
         (
             "In this paper, we propose a novel algorithm, called Multi Epoch Decentralized Online Learning "
             "(ME-DOL), for which we establish the sample complexity.",
-            "Multi Epoch Decentralized Online Learning (ME-DOL): An algorithm",
+            "ME-DOL: Multi Epoch Decentralized Online Learning, an algorithm",
         ),
         (
             "In this paper, we investigate the role of social media influencers in enhancing the visibility "
@@ -65,7 +65,7 @@ def test_strip_markup(raw: str, plain: str) -> None:
         (
             "We propose Compaction and Disambiguation (CODA), a novel two-stage framework for learning "
             "compact representations. Results follow.",
-            "Compaction and Disambiguation (CODA): A two-stage framework",
+            "CODA: Compaction and Disambiguation, a two-stage framework",
         ),
         (
             "Privacy matters. We derive a technique to selectively forget concepts in "

@@ -27,9 +27,11 @@ from generator.analysis.titles import (
     is_background,
     lead_with_name,
     left_unfinished,
+    likeliest_name,
     name_candidates,
     name_contexts,
     name_marks,
+    pieces_of_spelled_out_names,
     reads_as_a_sentence,
     shipped_model,
     shipped_verdicts,
@@ -246,7 +248,7 @@ def test_a_name_leads_unless_the_description_has_it_as_a_word() -> None:
     assert lead_with_name("Input plasticity of agents", "PLASTIC") == "PLASTIC: Input plasticity of agents"
     assert (
         lead_with_name("A framework that learns representations", "Rank-N-Contrast (RNC)")
-        == "Rank-N-Contrast (RNC): A framework that learns representations"
+        == "RNC: Rank-N-Contrast, a framework that learns representations"
     )
     assert lead_with_name("RNC for regression", "Rank-N-Contrast (RNC)") == "RNC for regression"
 
@@ -260,8 +262,11 @@ def test_a_long_form_the_description_spells_out_leads_with_its_short_form() -> N
     assert lead_with_name("MAT for captions", pair) == "MAT for captions"
     assert (
         lead_with_name("A recurrent captioner", pair)
-        == "Memory-Augmented Transformer (MAT): A recurrent captioner"
+        == "MAT: Memory-Augmented Transformer, a recurrent captioner"
     )
+    # real titles lead with the short form; the long form stands alone when no "a …" follows it
+    assert lead_with_name("Recurrent captioning", pair) == "MAT: Memory-Augmented Transformer"
+    assert lead_with_name("Memory-Augmented Transformer (MAT)", pair) == "MAT: Memory-Augmented Transformer"
 
 
 def test_a_word_the_abstract_repeats_and_introduces_is_likelier_in_the_title() -> None:
@@ -291,7 +296,9 @@ def test_what_something_is_said_to_be_is_no_name_given() -> None:
 def test_a_description_of_the_names_words_only_is_no_description() -> None:
     # the description left once the name's aside is taken out and the title shortened to fit
     name = "Hierarchical Document Skimming Network (HDSN)"
-    assert lead_with_name("Hierarchical Document Skimming Network (HDSN) for finding answers", name) == name
+    assert lead_with_name("Hierarchical Document Skimming Network (HDSN) for finding answers", name) == (
+        "HDSN: Hierarchical Document Skimming Network for finding answers"
+    )
     assert lead_with_name("Social Environment", "Social Environment Design") == "Social Environment Design"
     assert lead_with_name("Social environments for agents", "Social Environment Design") == (
         "Social Environment Design: Social environments for agents"
@@ -560,3 +567,28 @@ def test_the_shipped_verdicts_load_and_decide_the_default_titles(tmp_path) -> No
     np.savez(path, features=np.array(VERDICT_FEATURES[:-1]))
     with pytest.raises(ValueError, match="retrain"):
         VerdictModel.load(path)
+
+
+def test_a_piece_of_a_spelled_out_name_is_no_name() -> None:
+    abstract = "We propose an Ecologically-Inspired GENetic (EIGEN) approach. EIGEN searches networks."
+    plain = hide_math(abstract)[0]
+    names = [c.name for c in name_candidates(plain)]
+    assert pieces_of_spelled_out_names(plain, names) == {"GENetic", "Ecologically-Inspired"}
+    scores = np.array([5.0 if n == "GENetic" else 0.0 for n in names])
+    assert likeliest_name(plain, names, scores)[0] not in {"GENetic", "Ecologically-Inspired"}
+    # used on its own elsewhere, the word may still be a name
+    alone = hide_math(abstract + " GENetic operators mutate it.")[0]
+    assert "GENetic" not in pieces_of_spelled_out_names(alone, [c.name for c in name_candidates(alone)])
+    # spelled out in words that make no name of their own ("importanCE" has no capital first)
+    traced = hide_math("We propose the TRAjectory importanCE (TRACE) framework. TRACE scores best.")[0]
+    pieces = pieces_of_spelled_out_names(traced, [c.name for c in name_candidates(traced)])
+    assert pieces == {"TRAjectory", "importanCE"}
+
+
+def test_a_quoted_name_is_set_aside_like_a_bare_one() -> None:
+    assert lead_with_name('A large-scale dataset called "COIN" for instruction videos', "COIN") == (
+        "COIN: A large-scale dataset for instruction videos"
+    )
+    assert lead_with_name('"Neural Illumination," a new approach to lighting', "Neural Illumination") == (
+        "Neural Illumination: A new approach to lighting"
+    )
