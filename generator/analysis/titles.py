@@ -922,14 +922,16 @@ def pieces_of_spelled_out_names(plain: str, names: Sequence[str]) -> set[str]:
     # the words before every "(LF)" that spell LF out, whether or not they make a name themselves
     spelled_out = {long for n in names if (long := grammar._spelled_out(n, plain))}
     spelled_out |= {max(name_forms(n)[1:], key=len) for n in names if len(name_forms(n)) == 3}
+    spans = {long: [m.span() for m in _uses(long, plain)] for long in spelled_out}
     pieces = set()
     for name in names:
-        for long in spelled_out:
-            if name == long or not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", long):
+        for long, inside in spans.items():
+            if name == long or not inside or next(_uses(name, long), None) is None:
                 continue
-            inside = [(m.start(), m.end()) for m in _uses(long, plain)]
-            uses = [(m.start(), m.end()) for m in _uses(name, plain)]
-            if inside and all(any(a <= start and end <= b for a, b in inside) for start, end in uses):
+            if all(
+                any(a <= start and end <= b for a, b in inside)
+                for start, end in map(re.Match.span, _uses(name, plain))
+            ):
                 pieces.add(name)
     return pieces
 
