@@ -25,7 +25,6 @@ held-out STRAY share is at most TARGET_STRAY. The model trained on every verdict
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import tempfile
@@ -34,11 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from verdicts import Verdicts, classifier, fitted_logistic, load_verdicts
 
 from generator.analysis import keywords as keywords_module
 from generator.analysis.analyse import analysis_text, settle_titles
@@ -53,8 +51,6 @@ from generator.analysis.keyphrases.ranker import (
     word_stats,
 )
 from generator.analysis.keywords import (
-    MIN_KEYWORDS,
-    MIN_SCORE,
     find_candidates,
     keyword_similarities,
     repeats,
@@ -71,21 +67,15 @@ OUT = PROJECT_ROOT / "generator" / "analysis" / "keyphrases" / STRAYS_FILE
 TARGET_STRAY = 0.08
 """The held-out STRAY share of shown keywords the threshold aims at (the issue's goal is 10 %)."""
 THRESHOLDS = np.round(np.arange(-2.0, 2.01, 0.25), 2)
+SHOWN = 5
+"""Keywords a paper shows at most (the site's default ``keywords_per_paper``)."""
+
+JudgedKeyword = tuple[np.ndarray, float, str, str | None, bool]
+"""One of a paper's listed keywords: its ``STRAY_FEATURES`` row, its score, its spelling, a reader's
+verdict (None: not judged) and whether it is the paper's own name (``keywords._own_name``)."""
 
 
-def classifier():
-    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000))
-
-
-def load_verdicts(path: Path) -> dict[str, dict[str, str]]:
-    verdicts: dict[str, dict[str, str]] = defaultdict(dict)
-    with path.open(encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle, delimiter="\t"):
-            verdicts[row["id"]][row["keyword"]] = row["verdict"]
-    return verdicts
-
-
-def judged_lists(verdicts: dict[str, dict[str, str]], scale: Path, cache_dir: Path):
+def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple[str, list[JudgedKeyword]]]:
     """Per judged paper: its venue and its first ``STRAY_DEPTH`` keywords that repeat none before
     them, each (row, score, spelling, verdict, own name), built as the digest of its venue-year."""
     venues = sorted({paper_id.split(":")[0] for paper_id in verdicts})
@@ -149,18 +139,26 @@ def judged_lists(verdicts: dict[str, dict[str, str]], scale: Path, cache_dir: Pa
     return papers
 
 
-def shown(listed, odds: np.ndarray | None, threshold: float) -> list[tuple[str, str | None]]:
-    """The keywords ``keywords._pick`` shows of a judged list, less those at or above the threshold."""
-    picked = []
-    for position, (_, score, spelling, verdict, own) in enumerate(listed):
-        if len(picked) == 5:
-            break
-        if odds is not None and odds[position] >= threshold and not own:
-            continue
-        if len(picked) >= MIN_KEYWORDS and score < MIN_SCORE and not own:
-            continue
-        picked.append((spelling, verdict))
-    return picked
+def shown(
+    listed: list[JudgedKeyword], odds: np.ndarray | None, threshold: float
+) -> list[tuple[str, str | None]]:
+    """The keywords ``keywords._pick`` shows of a judged list, less those whose ``odds`` of STRAY are
+    at or above the threshold unless an own name (as ``keywords._shown_by_readers`` withholds them);
+    each with its verdict."""
+    kept = [
+        item
+        for position, item in enumerate(listed)
+        if not (odds is not None and odds[position] >= threshold and not item[4])
+    ]
+    # the package's own pick, so that the trainer sees any change to it; the listed keywords repeat
+    # none before them, so a spelling is one keyword
+    picked = keywords_module._pick(
+        [(score, spelling) for _, score, spelling, _, _ in kept],
+        SHOWN,
+        {spelling for _, _, spelling, _, own in kept if own},
+    )
+    verdict_of = {spelling: verdict for _, _, spelling, verdict, _ in kept}
+    return [(spelling, verdict_of[spelling]) for _, spelling in picked]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.scale.exists():
         raise SystemExit(f"{args.scale} is absent: the verdicts are on its papers")
-    papers = judged_lists(load_verdicts(args.verdicts), args.scale, args.cache_dir)
+    papers = judged_lists(load_verdicts(args.verdicts, "keyword"), args.scale, args.cache_dir)
     judged = [(venue, item) for venue, listed in papers for item in listed if item[3] is not None]
     rows = np.array([item[0] for _, item in judged])
     stray = np.array([item[3] == "STRAY" for _, item in judged])
@@ -208,12 +206,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.no_ship:
         pipeline = classifier().fit(rows, stray)
-        scaler, logistic = pipeline[0], pipeline[1]
+        logistic = fitted_logistic(pipeline)
+        # tuples of Python floats, as ``StrayModel.from_json`` reads them back
         model = StrayModel(
-            mean=tuple(scaler.mean_.tolist()),
-            scale=tuple(np.where(scaler.scale_ > 0, scaler.scale_, 1.0).tolist()),
-            weights=tuple(logistic.coef_[0].tolist()),
-            intercept=float(logistic.intercept_[0]),
+            mean=tuple(float(v) for v in logistic.mean),
+            scale=tuple(float(v) for v in logistic.scale),
+            weights=tuple(float(v) for v in logistic.weights),
+            intercept=logistic.intercept,
             threshold=best,
         )
         assert np.allclose(model.odds(rows), pipeline.decision_function(rows), atol=1e-6)

@@ -26,7 +26,6 @@ ICML 2024 is never read: scale_50k holds no ICML 2024 paper.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from collections import defaultdict
@@ -37,10 +36,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.pipeline import Pipeline
 from title_quality import content_stems, rouge1
+from verdicts import Verdicts, classifier, fitted_logistic, load_verdicts
 
 from generator.analysis import titles
 from generator.analysis.titles import (
@@ -76,34 +74,20 @@ def field(paper_id: str) -> str:
     return next((name for name, venues in FIELDS.items() if venue in venues), "learning")
 
 
-def classifier():
-    # a few hundred verdicts: a regularised linear model ranks held-out candidates better than
-    # boosted trees (AUC 0.73 against 0.69, fields held out)
-    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000))
-
-
-def verdict_model(fitted, threshold: float, margin: float) -> VerdictModel:
-    scaler, logistic = fitted[0], fitted[1]
+def verdict_model(fitted: Pipeline, threshold: float, margin: float) -> VerdictModel:
+    """The shipped model: a fitted ``classifier()`` and the chosen threshold and margin."""
+    logistic = fitted_logistic(fitted)
     return VerdictModel(
-        scaler.mean_,
-        np.where(scaler.scale_ > 0, scaler.scale_, 1.0),
-        logistic.coef_[0],
-        float(logistic.intercept_[0]),
-        threshold,
-        margin,
+        logistic.mean, logistic.scale, logistic.weights, logistic.intercept, threshold, margin
     )
 
 
-def load_verdicts(path: Path) -> dict[str, dict[str, str]]:
-    verdicts: dict[str, dict[str, str]] = defaultdict(dict)
-    with path.open(encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle, delimiter="\t"):
-            verdicts[row["id"]][row["candidate"]] = row["verdict"]
-    return verdicts
+JudgedCandidate = tuple[np.ndarray, bool, float]
+"""A judged candidate's ``verdict_rows`` row, whether a reader called it WRONG, its ROUGE-1."""
 
 
-def judged_rows(verdicts: dict[str, dict[str, str]], scale: Path):
-    """Per judged paper: its field, real title, and the judged candidates in score order with their
+def judged_rows(verdicts: Verdicts, scale: Path) -> list[tuple[str, str, list[JudgedCandidate]]]:
+    """Per judged paper: its id, its field, and the judged candidates in score order with their
     feature rows, verdicts and ROUGE-1."""
     records = {}
     with scale.open(encoding="utf-8") as handle:
@@ -150,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.scale.exists():
         raise SystemExit(f"{args.scale} is absent: the verdicts are on its papers")
-    papers = judged_rows(load_verdicts(args.verdicts), args.scale)
+    papers = judged_rows(load_verdicts(args.verdicts, "candidate"), args.scale)
     rows = np.array([row for _, _, judged in papers for row, _, _ in judged])
     wrong = np.array([w for _, _, judged in papers for _, w, _ in judged])
     groups = np.array([f for _, f, judged in papers for _ in judged])

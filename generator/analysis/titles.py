@@ -28,6 +28,7 @@ import numpy as np
 
 from generator.analysis import text as grammar
 from generator.analysis.boosted_trees import BoostedTrees
+from generator.analysis.logistic import StandardisedLogistic
 from generator.analysis.text import MAX_TITLE_LENGTH, find_math_spans, split_sentences, strip_markup
 from generator.analysis.title_usage import title_usage
 
@@ -1283,22 +1284,16 @@ def choose_by_verdicts(odds: np.ndarray, threshold: float, margin: float) -> int
 
 
 @dataclass(frozen=True)
-class VerdictModel:
+class VerdictModel(StandardisedLogistic):
     """What ``benchmarks/train_title_verdicts.py`` learns from readers' verdicts on candidate titles:
     a logistic regression of the log-odds that a reader calls a candidate WRONG (cut, a fragment,
-    background, misleading), on standardised ``VERDICT_FEATURES``."""
+    background, misleading), on standardised ``VERDICT_FEATURES`` (``odds``; its vectors are
+    arrays, as saved in ``VERDICT_FILE``)."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    intercept: float
     threshold: float
     """The best-scored candidate at or above these log-odds is likely WRONG."""
     margin: float
     """How much less likely WRONG another candidate must be to be shown in its place."""
-
-    def odds(self, rows: np.ndarray) -> np.ndarray:
-        return ((rows - self.mean) / self.scale) @ self.weights + self.intercept
 
     def choose(self, odds: np.ndarray) -> int:
         return choose_by_verdicts(odds, self.threshold, self.margin)

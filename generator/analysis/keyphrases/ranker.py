@@ -30,6 +30,7 @@ from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.keyphrases.candidates import Candidate
 from generator.analysis.keyphrases.canonical import is_acronym, singular
 from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, GENERIC_ALONE, GENERIC_EDGE, NO_END, VERBS
+from generator.analysis.logistic import StandardisedLogistic
 
 WORD_STATS_FILE = "word_stats.json"
 MODEL_FILE = "keyword_ranker.json"
@@ -349,21 +350,14 @@ judges saw seven."""
 
 
 @dataclass(frozen=True)
-class StrayModel:
+class StrayModel(StandardisedLogistic):
     """What ``benchmarks/train_keyword_strays.py`` learns from readers' verdicts on keywords: a
     logistic regression of the log-odds that a reader calls a keyword STRAY (a generic noun, an
     adjective alone, a cut phrase, an umbrella term, a tool the paper only uses), on standardised
-    ``STRAY_FEATURES``. A keyword at or above ``threshold`` is not shown."""
+    ``STRAY_FEATURES`` (``odds``; its vectors are tuples, as read from ``STRAYS_FILE``). A keyword
+    at or above ``threshold`` is not shown."""
 
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    weights: tuple[float, ...]
-    intercept: float
     threshold: float
-
-    def odds(self, rows: np.ndarray) -> np.ndarray:
-        mean, scale = np.asarray(self.mean), np.asarray(self.scale)
-        return ((rows - mean) / scale) @ np.asarray(self.weights) + self.intercept
 
     def to_json(self) -> dict[str, object]:
         return {
