@@ -55,7 +55,6 @@ from generator.analysis.keywords import (
     keyword_similarities,
     repeats,
     shows,
-    stemmed,
 )
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
 from generator.sources import read_collection
@@ -121,13 +120,11 @@ def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple
                 for k, s in zip(keys, scores, strict=True)
             ]
             order = sorted(range(len(keys)), key=lambda j: (-totals[j], candidates.spellings[keys[j]]))
-            listed, stems = [], []
+            listed = []
             for j in order:
                 spelling = candidates.spellings[keys[j]]
-                words = stemmed(spelling)
-                if any(repeats(words, other) for other in stems):
+                if any(repeats(spelling, other) for _, _, other, _, _ in listed):
                     continue
-                stems.append(words)
                 own = keywords_module._own_name(spelling, keys[j], candidates.papers_using[keys[j]], stats)
                 row = np.concatenate([rows[j], [totals[j], len(listed)]])
                 listed.append((row, totals[j], spelling, verdicts[entry.paper.id].get(spelling), own))

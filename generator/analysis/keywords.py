@@ -28,11 +28,12 @@ by the content keys ``candidate_key`` and ``similarity_key``) and returns what i
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Generic, Literal, TypeVar
 
 import numpy as np
@@ -193,11 +194,11 @@ def digest_hidden(
 
 def _distinct(keys: Sequence[str], candidates: dict[str, Candidate], enough: int) -> int:
     """How many of ``keys`` none of which repeats another could be shown (counted up to ``enough``)."""
-    kept: list[list[str]] = []
+    kept: list[str] = []
     for key in keys:
-        words = stemmed(candidates[key].form)
-        if not any(repeats(words, other) for other in kept):
-            kept.append(words)
+        form = candidates[key].form
+        if not any(repeats(form, other) for other in kept):
+            kept.append(form)
             if len(kept) == enough:
                 break
     return len(kept)
@@ -305,10 +306,29 @@ def stemmed(keyword: str) -> list[str]:
     return _stemmer().stemWords(re.findall(r"[a-z0-9]+", keyword.lower()))
 
 
-def repeats(words: list[str], other: list[str]) -> bool:
-    """Whether two stemmed keywords say the same twice: one is inside the other."""
-    shorter, longer = sorted((words, other), key=len)
-    return _contains(longer, shorter)
+def repeats(keyword: str, other: str) -> bool:
+    """Whether two keywords say the same twice, Porter-stemmed: one is inside the other ("language
+    model" in "Large Language Models"), or the two share a phrase of two words that is not the head
+    both end with ("sentiment analysis task" beside "sentiment analysis model", "language model
+    actor" beside "large language model"; but "hybrid reinforcement learning" and "inverse
+    reinforcement learning" are two kinds of one thing, and "out-of-distribution detection" and
+    "out-of-distribution generalization" share one word). Readers' verdicts
+    (``benchmarks/data/keyword_verdicts.tsv``) call the second of such a pair REDUNDANT or STRAY 11
+    times in 15."""
+    (parts, words), (other_parts, other_words) = _stems(keyword), _stems(other)
+    shorter, longer = sorted((parts, other_parts), key=len)
+    if _contains(list(longer), list(shorter)):
+        return True
+    shared = set(itertools.pairwise(words)) & set(itertools.pairwise(other_words))
+    return any(not (pair == words[-2:] == other_words[-2:]) for pair in shared)
+
+
+@lru_cache(maxsize=65536)
+def _stems(keyword: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A keyword's stemmed parts (``stemmed``: "out-of-distribution" is three) and its stemmed words
+    (a hyphenated word is one: "out-of-distribution")."""
+    words = tuple("-".join(stemmed(word)) for word in keyword.split())
+    return tuple(stemmed(keyword)), tuple(word for word in words if word)
 
 
 def rank_keywords(
@@ -464,15 +484,12 @@ def _shown_by_readers(
     """The first ``STRAY_DEPTH`` of ``scored`` (best first) that repeat none before them, and the
     paper's ``own`` names after them, less those a reader would likely call STRAY (not an own name)."""
     distinct: list[tuple[float, str, int]] = []
-    stems: list[list[str]] = []
     for item in scored:
         if len(distinct) >= STRAY_DEPTH and item[1] not in own:
             continue  # past the depth only the paper's own names, which are always shown
-        words = stemmed(item[1])
-        if any(repeats(words, other) for other in stems):
+        if any(repeats(item[1], other) for _, other, _ in distinct):
             continue
         distinct.append(item)
-        stems.append(words)
     if not distinct:
         return distinct
     features = np.column_stack(
@@ -505,17 +522,14 @@ def _pick(
     the first ``MIN_KEYWORDS`` only while they score ``MIN_SCORE`` or more, or are the paper's ``own``
     names (authors seldom list them; a reader looks for them)."""
     picked: list[tuple[float, str]] = []
-    stems: list[list[str]] = []
     for score, spelling in scored:
         if len(picked) == top_n:
             break
         if len(picked) >= MIN_KEYWORDS and score < MIN_SCORE and spelling not in own:
             continue
-        words = stemmed(spelling)
-        if any(repeats(words, other) for other in stems):
+        if any(repeats(spelling, other) for _, other in picked):
             continue
         picked.append((score, spelling))
-        stems.append(words)
     return picked
 
 

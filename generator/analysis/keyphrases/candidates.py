@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,7 +51,10 @@ PHRASE_BREAK = " ; "
 # "44.1kHz", "0.5x" are one token (a measurement, never in a keyphrase), not "44", ".", "1kHz"
 _TOKEN = re.compile(r"\d+(?:\.\d+)+[A-Za-z]*|[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
 _DECIMAL = re.compile(r"\d+\.\d")
-_ACRONYM_DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,11})\s*[;,)]")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+_LOOK_BACK = 400
+"""Characters before a definition's bracket read for its long form (more than its longest window)."""
+_ACRONYM_DEFINITION = re.compile(r"\(\s*([A-Za-z0-9][A-Za-z0-9\-]{1,11})\s*[;,)]")
 _BREAKING_SYMBOLS = re.compile(r"[{}\\^~|<>=]")
 _POSSESSIVE = ("'s", "’s")
 
@@ -134,22 +137,40 @@ def find_acronyms(text: str) -> dict[str, str]:
         short = match.group(1)
         if not is_acronym(short):
             continue
-        window = min(len(short) + 5, 2 * len(short)) + 1
-        words = _TOKEN.findall(text[: match.start()])[-window:]
-        for position in range(len(words) - 1, -1, -1):
-            if not words[position][0].isalnum():
-                words = words[position + 1 :]
-                break
-        spelled = _spelled_by(short, words) if words else None
-        if not spelled or spelled > len(words):
-            continue
-        expansion = words[-spelled:]
-        if len(expansion) < 2 and "-" not in expansion[0]:
-            continue
-        if lower(expansion[0]) in FUNCTION_WORDS or lower(expansion[0]) in VERBS:
-            continue
-        found.setdefault(singular_token(short), " ".join(expansion))
+        before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
+        expansion = _long_form(short, before)
+        if expansion is None and _ASIDE.search(before):
+            # an aside inside the long form is no part of it: "out-of-domain (OOD) generalization
+            # (OODG)"; but a long form that runs over an aside joins no two phrases ("federated
+            # learning (FL) and analytics (FA)" does not define FA)
+            expansion = _long_form(short, _ASIDE.sub(" ", before))
+            if expansion is not None and any(lower(w) in _JOINING for w in expansion):
+                expansion = None
+        if expansion is not None:
+            found.setdefault(singular_token(short), " ".join(expansion))
     return found
+
+
+_JOINING = frozenset({"and", "or", "nor", "but"})
+
+
+def _long_form(short: str, before: str) -> list[str] | None:
+    """The words just before a bracketed ``short`` that spell it out, or None."""
+    window = min(len(short) + 5, 2 * len(short)) + 1
+    words = _TOKEN.findall(before)[-window:]
+    for position in range(len(words) - 1, -1, -1):
+        if not words[position][0].isalnum():
+            words = words[position + 1 :]
+            break
+    spelled = _spelled_by(short, words) if words else None
+    if not spelled or spelled > len(words):
+        return None
+    expansion = words[-spelled:]
+    if len(expansion) < 2 and "-" not in expansion[0]:
+        return None
+    if lower(expansion[0]) in FUNCTION_WORDS or lower(expansion[0]) in VERBS:
+        return None
+    return expansion
 
 
 def _spelled_by(short: str, words: list[str]) -> int | None:
@@ -159,6 +180,40 @@ def _spelled_by(short: str, words: list[str]) -> int | None:
         letters = letters[:-1]
     letters = letters.replace("-", "")
     long_form = " ".join(words).lower()
+    spelled = _spelled_from_end(letters, long_form, initials_only=False)
+    if spelled is not None or not any(c.isdigit() for c in letters):
+        return spelled
+    # Read with a digit as a word or a count, the letters must open the long form's words or their
+    # hyphenated parts: loosely, "M2" would be "modules among the same languages".
+    for spelling in _digit_spellings(letters):
+        spelled = _spelled_from_end(spelling, long_form, initials_only=True)
+        if spelled is not None:
+            return spelled
+    return None
+
+
+_WORD_DIGITS = re.compile(r"^\d+|(?<=[a-z])[24](?=[a-z])")
+_REPEATED_LETTER = re.compile(r"([a-z])([2-9])")
+
+
+def _digit_spellings(letters: str) -> Iterator[str]:
+    """Other letters an acronym with digits may spell: a leading number, or a "2" ("to") or "4"
+    ("for") between letters, as a word that spells no letter ("2MLR": two-component mixed linear
+    regression, "EP2T": event-points-to-tensor, "B4B": bucks for buckets); then a digit after a
+    letter as that letter repeated ("GS2": generative subgame solving, "D3TW": discriminative
+    differentiable dynamic time warping)."""
+    unspelled = _WORD_DIGITS.sub("", letters)
+    if unspelled != letters and sum(c.isalpha() for c in unspelled) >= 2:
+        yield unspelled
+    repeated = _REPEATED_LETTER.sub(lambda m: m.group(1) * int(m.group(2)), letters)
+    repeated = "".join(c for c in repeated if not c.isdigit())
+    if repeated != letters and sum(c.isalpha() for c in repeated) >= 2:
+        yield repeated
+
+
+def _spelled_from_end(letters: str, long_form: str, initials_only: bool) -> int | None:
+    """How many trailing words of ``long_form`` spell ``letters`` in order (the first letter opening
+    a word; with ``initials_only``, every letter opening a word or a hyphenated part), or None."""
     s, position = len(letters) - 1, len(long_form) - 1
     while s >= 0:
         letter = letters[s]
@@ -166,7 +221,8 @@ def _spelled_by(short: str, words: list[str]) -> int | None:
             s -= 1
             continue
         while position >= 0 and (
-            long_form[position] != letter or (s == 0 and position > 0 and long_form[position - 1].isalnum())
+            long_form[position] != letter
+            or ((s == 0 or initials_only) and position > 0 and long_form[position - 1].isalnum())
         ):
             position -= 1
         if position < 0:
@@ -233,10 +289,14 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
     preceded by the same word is dropped too."""
     clean = _BREAKING_SYMBOLS.sub(PHRASE_BREAK, strip_markup(abstract, gap=PHRASE_BREAK))
     acronyms = {short: canonical(expansion) for short, expansion in find_acronyms(clean).items()}
+    # An expansion longer than a keyword can be leaves only its pieces ("constrained preference
+    # optimization" of "Contextualized Critiques with Constrained Preference Optimization (C3PO)"):
+    # such an acronym stays beside them, the one handle a reader has on the name.
+    standing = frozenset(short for short, expansion in acronyms.items() if len(expansion.split()) > MAX_WORDS)
     body = _ACRONYM_DEFINITION.sub(
         lambda m: PHRASE_BREAK if singular_token(m.group(1)) in acronyms else m.group(0), clean
     )
-    body = _spelled_out(body, acronyms)
+    body = _spelled_out(body, acronyms, standing)
     runs = _aside_runs(body)
     usage = title_usage()
     total = max(1, sum(len(run) for _, (_, run) in runs))
@@ -302,7 +362,7 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
             candidates[key].defined_by_acronym = True
     if title:
         # The title read with the abstract's acronyms, so its "LLMs" is the abstract's phrase.
-        titled = abstract_candidates(_spelled_out(title, acronyms))
+        titled = abstract_candidates(_spelled_out(title, acronyms, standing))
         for key, candidate in candidates.items():
             candidate.in_title = key in titled
         # A given title's phrase is a candidate even if the abstract never uses it: authors' keywords
@@ -314,12 +374,18 @@ def abstract_candidates(abstract: str, title: str | None = None, tails: bool = T
     return candidates
 
 
-def _spelled_out(text: str, acronyms: dict[str, str]) -> str:
-    """``text`` with the acronyms an abstract defined replaced by their expansions."""
+def _spelled_out(text: str, acronyms: dict[str, str], standing: frozenset[str] = frozenset()) -> str:
+    """``text`` with the acronyms an abstract defined replaced by their expansions; those ``standing``
+    stay too, after the expansion and a phrase break."""
     if not acronyms:
         return text
     names = "|".join(map(re.escape, sorted(acronyms, key=len, reverse=True)))
-    return re.sub(rf"(?<![\w-])({names})s?(?![\w-])", lambda m: acronyms[m.group(1)], text)
+
+    def spelled(match: re.Match[str]) -> str:
+        expansion = acronyms[match.group(1)]
+        return expansion + PHRASE_BREAK + match.group(0) if match.group(1) in standing else expansion
+
+    return re.sub(rf"(?<![\w-])({names})s?(?![\w-])", spelled, text)
 
 
 def corpus_spellings(per_abstract: Iterable[dict[str, Candidate]]) -> dict[str, str]:
