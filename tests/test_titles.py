@@ -39,6 +39,7 @@ from generator.analysis.titles import (
     title_candidates,
     word_chances,
     word_features,
+    written_name,
 )
 
 # Made up for these tests (no corpus abstract or title is copied here).
@@ -583,6 +584,30 @@ def test_a_piece_of_a_spelled_out_name_is_no_name() -> None:
     traced = hide_math("We propose the TRAjectory importanCE (TRACE) framework. TRACE scores best.")[0]
     pieces = pieces_of_spelled_out_names(traced, [c.name for c in name_candidates(traced)])
     assert pieces == {"TRAjectory", "importanCE"}
+
+
+def test_a_name_is_taken_as_the_abstract_writes_it() -> None:
+    # punctuation glued to its end is no part of it
+    assert written_name("MultiHumES–", "We release MultiHumES– a corpus.") == "MultiHumES"
+    # an adjective made of a name is that name, in the spelled-out pair when the abstract has one
+    names = ["Recursion in Recursion (RIR)", "RIR", "RIR-based"]
+    plain = "We propose Recursion in Recursion (RIR). RIR-based models generalise."
+    assert written_name("RIR-based", plain, names) == "Recursion in Recursion (RIR)"
+    assert written_name("CLIP-like", "CLIP-like encoders work.") == "CLIP"
+    # two variants of one name are that name; one name with an underscore stays as it is
+    assert written_name("DP-Mix_Self", "We propose DP-Mix_Self and DP-Mix_Diff.") == "DP-Mix"
+    assert written_name("DuReader_robust", "We release DuReader_robust.") == "DuReader_robust"
+    # every use goes on with the same number or acronym: the name includes it
+    assert written_name("StyleTTS", "We present StyleTTS 2, a model. StyleTTS 2 wins.") == "StyleTTS 2"
+    assert written_name("TyDi", "TyDi QA is a dataset. TyDi QA covers 11 languages.") == "TyDi QA"
+    assert written_name("StyleTTS", "StyleTTS 2 improves on StyleTTS.") == "StyleTTS"
+    assert written_name("WHERE", "WHERE ARE YOU? is a task.") == "WHERE"
+    # capitals glued to an inflected verb are a typo; capitals glued to a word part are a name
+    assert written_name("BERTachieved", "the BERTachieved results") is None
+    assert written_name("KLearn", "KLearn learns.") == "KLearn"
+    # the likeliest name is returned as written
+    plain = "We present StyleTTS 2, a text-to-speech model. StyleTTS 2 beats baselines."
+    assert likeliest_name(plain, ["StyleTTS"], np.array([1.0]))[0] == "StyleTTS 2"
 
 
 def test_a_quoted_name_is_set_aside_like_a_bare_one() -> None:

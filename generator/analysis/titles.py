@@ -1377,13 +1377,64 @@ class RankedCandidates:
 
 
 def likeliest_name(plain: str, names: Sequence[str], scores: np.ndarray) -> tuple[str | None, float]:
-    """The best-scored name candidate that is not a piece of a spelled-out name, and its score."""
+    """The best-scored name candidate that is not a piece of a spelled-out name, as the abstract
+    writes the name (``written_name``), and its score."""
     pieces = pieces_of_spelled_out_names(plain, names)
-    allowed = [i for i, name in enumerate(names) if name not in pieces]
+    written = {i: written_name(name, plain, names) for i, name in enumerate(names) if name not in pieces}
+    allowed = [i for i, name in written.items() if name is not None]
     if not allowed:
         return None, -np.inf
     best = max(allowed, key=lambda i: scores[i])
-    return names[best], float(scores[best])
+    return written[best], float(scores[best])
+
+
+# "RIR-based", "CLIP-like": an adjective made of a name (no real title of the development sets or
+# scale_50k leads with one); the name is the word before
+_ADJECTIVE_OF_NAME = re.compile(
+    r"-(?:based|like|style|driven|aware|guided|inspired|specific|free|enhanced|augmented|powered"
+    r"|conditioned|dependent|agnostic|centric|oriented|friendly|related|level|wise)$",
+    re.I,
+)
+_GLUED = re.compile(r"[A-Z]{2,}([a-z]{4,})")
+# what a name's every use may go on with and still be the name: "StyleTTS 2", "TyDi QA", "Natasha 2"
+_NAME_FOLLOWER = re.compile(r"\s+(\d{1,2}(?:\.\d)?|[A-Z]{2,4}\+?)(?![\w-])")
+
+
+def written_name(name: str, plain: str, names: Sequence[str] = ()) -> str | None:
+    """A name candidate as the abstract writes the name, or None when it is no name. Grammar, not
+    data: a dash glued to its end is punctuation ("MultiHumES–"); an adjective made of a name is that
+    name ("RIR-based": "Recursion in Recursion (RIR)" among ``names``, else "RIR"); two variants
+    "DP-Mix_Self" and "DP-Mix_Diff" are of the name "DP-Mix"; a name every use of which goes on with
+    the same number or short acronym includes it ("StyleTTS 2", "TyDi QA"); and capitals glued to an
+    inflected verb are a typo, no name ("BERTachieved")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    name = name.rstrip("-–—")
+    if not name:
+        return None
+    head = _ADJECTIVE_OF_NAME.sub("", name)
+    if head != name:
+        return next((n for n in names if len(name_forms(n)) > 1 and head in name_forms(n)), head)
+    base, underscore, _ = name.partition("_")
+    if underscore and base:
+        variants = set(re.findall(rf"(?<![\w-]){re.escape(base)}_(\w+)", plain))
+        if len(variants) >= 2:
+            return base
+    glued = _GLUED.fullmatch(name)
+    if glued:
+        tail = glued.group(1)
+        if tail.endswith(("ed", "ing", "es")) and (tail in VERBS or base_form(tail) in VERBS):
+            return None
+    if len(name_forms(name)) == 1:
+        followers = {
+            found.group(1) if (found := _NAME_FOLLOWER.match(plain, use.end())) else None
+            for use in _uses(name, plain)
+        }
+        follower = followers.pop() if len(followers) == 1 else None
+        # a word in capitals is no acronym: "WHERE ARE YOU?"
+        if follower is not None and follower.lower() not in FUNCTION_WORDS | VERBS:
+            return f"{name} {follower}"
+    return name
 
 
 def rank_candidates(
