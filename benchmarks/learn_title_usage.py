@@ -36,6 +36,8 @@ every held-out measurement stays held out):
   example", "in this", "of our"; ``never_in_titles``).
 - ``never_ending``: words many abstracts use and no title or subtitle ends with ("according",
   "due", "neural", "leverage"; ``never_ending``).
+- ``never_titled``: words many abstracts use and no title or subtitle does ("however", "recently",
+  "proposed", "respectively"; ``never_titled``).
 - ``claim_verbs``: verbs whose objects overlap titles less than ``CLAIM_SHARE`` of the pooled
   average (below): "we demonstrate X", "we achieve X", "we show X" state a claim, so "Demonstrating
   X" is no gerund title.
@@ -256,6 +258,22 @@ def never_ending(records: list[dict]) -> list[str]:
     )
 
 
+def never_titled(records: list[dict]) -> list[str]:
+    """Words that at least ``MIN_ABSTRACTS_NEVER_ENDING`` abstracts use and no title does ("however",
+    "recently", "proposed", "respectively", "namely"): an abstract's way of telling, not a title's
+    ("The recently proposed model of RL with aggregate bandit feedback", "The proposed LiteVL even
+    outperforms …")."""
+    word = re.compile(r"[a-z][a-z'-]*")
+    in_abstracts: Counter[str] = Counter()
+    in_titles: Counter[str] = Counter()
+    for record in records:
+        in_abstracts.update(set(word.findall(record["abstract"].lower())))
+        in_titles.update(set(word.findall(record["title"].lower())))
+    return sorted(
+        w for w, count in in_abstracts.items() if count >= MIN_ABSTRACTS_NEVER_ENDING and not in_titles[w]
+    )
+
+
 def learn(records: list[dict]) -> dict[str, object]:
     titles = [record["title"] for record in records]
     opened: Counter[str] = Counter()
@@ -316,6 +334,7 @@ def learn(records: list[dict]) -> dict[str, object]:
         "verbs": learned_verbs(records),
         "never_in_titles": never_in_titles(records),
         "never_ending": never_ending(records),
+        "never_titled": never_titled(records),
         "claim_verbs": claim_verbs,
         "compounds": compounds,
         "object_verbs": object_verbs,

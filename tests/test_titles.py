@@ -36,6 +36,7 @@ from generator.analysis.titles import (
     shipped_model,
     shipped_verdicts,
     stops_short,
+    tells_as_an_abstract,
     title_candidates,
     word_chances,
     word_features,
@@ -584,6 +585,21 @@ def test_a_piece_of_a_spelled_out_name_is_no_name() -> None:
     traced = hide_math("We propose the TRAjectory importanCE (TRACE) framework. TRACE scores best.")[0]
     pieces = pieces_of_spelled_out_names(traced, [c.name for c in name_candidates(traced)])
     assert pieces == {"TRAjectory", "importanCE"}
+
+
+def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
+    # a word abstracts use and titles never do (learned from scale_50k's titles)
+    assert tells_as_an_abstract("The recently proposed model of RL with aggregate bandit feedback")
+    assert tells_as_an_abstract("The proposed LiteVL even outperforms previous models")
+    assert not tells_as_an_abstract("A framework called Chain of Code")  # the name is set aside
+    assert not tells_as_an_abstract("AIMS: a benchmark")  # a name in capitals is no word
+    # the authors speaking; a question word asking nothing
+    assert tells_as_an_abstract("When we naively finetune strong pretrained models on weak labels")
+    assert tells_as_an_abstract("Why and how out-of-domain generalization in DSR")
+    assert not tells_as_an_abstract("Which Edges Should We Learn First?")
+    assert not tells_as_an_abstract("How Gradient Noise Attracts SGD Dynamics")
+    assert not tells_as_an_abstract("How to Hack Kalman Filtering")
+    assert not tells_as_an_abstract("Robust optimization in protein fitness landscapes")
 
 
 def test_a_name_is_taken_as_the_abstract_writes_it() -> None:

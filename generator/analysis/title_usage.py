@@ -32,6 +32,8 @@ class TitleUsage:
     """Pairs of function words abstracts use and titles never do ("such as", "in this", "of our")."""
     never_ending: frozenset[str]
     """Words abstracts use and no title ends with ("according", "due", "neural")."""
+    never_titled: frozenset[str]
+    """Words abstracts use and no title does ("however", "recently", "proposed")."""
     generic_terms: frozenset[tuple[str, str]]
     """Pairs opening with a generic word that titles use as a term ("time series", "point cloud"),
     the second word singular."""
@@ -67,5 +69,6 @@ def title_usage() -> TitleUsage:
         generic_terms=frozenset(_pair(words) for words in data["generic_terms"]),
         verbs=frozenset(data["verbs"]),
         never_ending=frozenset(data["never_ending"]),
+        never_titled=frozenset(data["never_titled"]),
         never_in_titles=frozenset(_pair(words) for words in data["never_in_titles"]),
     )
