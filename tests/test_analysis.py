@@ -195,6 +195,10 @@ def test_an_acronym_is_read_through_asides_and_numbers() -> None:
     # a long form that runs over an aside joins no two phrases; a count that does not match is no word
     assert "FA" not in find_acronyms("federated learning (FL) and analytics (FA)")
     assert "D3TW" not in find_acronyms("we use dynamic time warping (D3TW)")
+    # over an aside, every letter opens a word of the long form, one word a letter at most
+    assert "GA" not in find_acronyms("graph neural networks (GNNs) with attention (GA)")
+    assert find_acronyms("generative subgame solvers (GS2s) win")["GS2"] == "generative subgame solvers"
+    assert not repeats("", "graph") and not repeats("—", "graph")
 
 
 def test_an_acronym_longer_spelled_out_than_a_keyword_stays_a_word() -> None:

@@ -593,6 +593,8 @@ def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
     assert tells_as_an_abstract("The proposed LiteVL even outperforms previous models")
     assert not tells_as_an_abstract("A framework called Chain of Code")  # the name is set aside
     assert not tells_as_an_abstract("AIMS: a benchmark")  # a name in capitals is no word
+    assert not tells_as_an_abstract("OURS: a benchmark")
+    assert tells_as_an_abstract("FooNet—however good")  # words as the learner reads them
     # the authors speaking; a question word asking nothing
     assert tells_as_an_abstract("When we naively finetune strong pretrained models on weak labels")
     assert tells_as_an_abstract("Why and how out-of-domain generalization in DSR")
@@ -605,11 +607,13 @@ def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
 def test_a_name_is_taken_as_the_abstract_writes_it() -> None:
     # punctuation glued to its end is no part of it
     assert written_name("MultiHumES–", "We release MultiHumES– a corpus.") == "MultiHumES"
-    # an adjective made of a name is that name, in the spelled-out pair when the abstract has one
+    # an adjective made of a name is the paper's name only when the abstract spells that name out
     names = ["Recursion in Recursion (RIR)", "RIR", "RIR-based"]
     plain = "We propose Recursion in Recursion (RIR). RIR-based models generalise."
     assert written_name("RIR-based", plain, names) == "Recursion in Recursion (RIR)"
-    assert written_name("CLIP-like", "CLIP-like encoders work.") == "CLIP"
+    assert written_name("GNN-based", "GNN-based encoders work.", ["GNN", "GNN-based"]) is None
+    assert written_name("Scene-Aware", "Scene-Aware Networks see.") == "Scene-Aware"
+    assert written_name("-based", "x") is None
     # two variants of one name are that name; one name with an underscore stays as it is
     assert written_name("DP-Mix_Self", "We propose DP-Mix_Self and DP-Mix_Diff.") == "DP-Mix"
     assert written_name("DuReader_robust", "We release DuReader_robust.") == "DuReader_robust"
@@ -617,7 +621,11 @@ def test_a_name_is_taken_as_the_abstract_writes_it() -> None:
     assert written_name("StyleTTS", "We present StyleTTS 2, a model. StyleTTS 2 wins.") == "StyleTTS 2"
     assert written_name("TyDi", "TyDi QA is a dataset. TyDi QA covers 11 languages.") == "TyDi QA"
     assert written_name("StyleTTS", "StyleTTS 2 improves on StyleTTS.") == "StyleTTS"
-    assert written_name("WHERE", "WHERE ARE YOU? is a task.") == "WHERE"
+    assert written_name("WHERE", "WHERE ARE YOU? is a task. WHERE ARE YOU? asks.") == "WHERE"
+    # one use says nothing of the name ("CoNLL02 NER"), nor does a number or acronym cut short
+    assert written_name("CoNLL02", "We test on CoNLL02 NER.") == "CoNLL02"
+    assert written_name("GPT", "GPT 3.5-turbo and GPT 3.5-turbo") == "GPT"
+    assert written_name("NTU", "NTU RGB+D and NTU RGB+D") == "NTU"
     # capitals glued to an inflected verb are a typo; capitals glued to a word part are a name
     assert written_name("BERTachieved", "the BERTachieved results") is None
     assert written_name("KLearn", "KLearn learns.") == "KLearn"

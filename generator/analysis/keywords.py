@@ -316,6 +316,8 @@ def repeats(keyword: str, other: str) -> bool:
     (``benchmarks/data/keyword_verdicts.tsv``) call the second of such a pair REDUNDANT or STRAY 11
     times in 15."""
     (parts, words), (other_parts, other_words) = _stems(keyword), _stems(other)
+    if not parts or not other_parts:
+        return False  # no word ("—"): nothing said twice
     shorter, longer = sorted((parts, other_parts), key=len)
     if _contains(list(longer), list(shorter)):
         return True

@@ -143,8 +143,12 @@ def find_acronyms(text: str) -> dict[str, str]:
             # an aside inside the long form is no part of it: "out-of-domain (OOD) generalization
             # (OODG)"; but a long form that runs over an aside joins no two phrases ("federated
             # learning (FL) and analytics (FA)" does not define FA)
-            expansion = _long_form(short, _ASIDE.sub(" ", before))
-            if expansion is not None and any(lower(w) in _JOINING for w in expansion):
+            # and every letter must open a word of it, one word a letter at most ("graph neural
+            # networks (GNNs) with attention (GA)" is no long form of GA)
+            expansion = _long_form(short, _ASIDE.sub(" ", before), initials_only=True)
+            if expansion is not None and (
+                any(lower(w) in _JOINING for w in expansion) or len(expansion) > len(short)
+            ):
                 expansion = None
         if expansion is not None:
             found.setdefault(singular_token(short), " ".join(expansion))
@@ -154,15 +158,16 @@ def find_acronyms(text: str) -> dict[str, str]:
 _JOINING = frozenset({"and", "or", "nor", "but"})
 
 
-def _long_form(short: str, before: str) -> list[str] | None:
-    """The words just before a bracketed ``short`` that spell it out, or None."""
+def _long_form(short: str, before: str, initials_only: bool = False) -> list[str] | None:
+    """The words just before a bracketed ``short`` that spell it out (with ``initials_only``, each
+    letter opening a word or a hyphenated part), or None."""
     window = min(len(short) + 5, 2 * len(short)) + 1
     words = _TOKEN.findall(before)[-window:]
     for position in range(len(words) - 1, -1, -1):
         if not words[position][0].isalnum():
             words = words[position + 1 :]
             break
-    spelled = _spelled_by(short, words) if words else None
+    spelled = _spelled_by(short, words, initials_only) if words else None
     if not spelled or spelled > len(words):
         return None
     expansion = words[-spelled:]
@@ -173,14 +178,14 @@ def _long_form(short: str, before: str) -> list[str] | None:
     return expansion
 
 
-def _spelled_by(short: str, words: list[str]) -> int | None:
+def _spelled_by(short: str, words: list[str], initials_only: bool = False) -> int | None:
     """How many trailing ``words`` spell the acronym ``short`` (Schwartz & Hearst, 2003), or None."""
     letters = short.lower()
-    if letters.endswith("s") and len(short) > 2 and short[-2].isupper():
-        letters = letters[:-1]
+    if letters.endswith("s") and len(short) > 2 and (short[-2].isupper() or short[-2].isdigit()):
+        letters = letters[:-1]  # "LLMs", "GS2s"
     letters = letters.replace("-", "")
     long_form = " ".join(words).lower()
-    spelled = _spelled_from_end(letters, long_form, initials_only=False)
+    spelled = _spelled_from_end(letters, long_form, initials_only)
     if spelled is not None or not any(c.isdigit() for c in letters):
         return spelled
     # Read with a digit as a word or a count, the letters must open the long form's words or their

@@ -117,7 +117,7 @@ def singular(word: str) -> str:
 def singular_token(token: str) -> str:
     """The singular of a token: ``LLMs`` -> ``LLM``; ``fine-tuned models`` keeps its hyphens."""
     if is_acronym(token):
-        return token[:-1] if token.endswith("s") and token[-2].isupper() else token
+        return token[:-1] if token.endswith("s") and (token[-2].isupper() or token[-2].isdigit()) else token
     parts = token.split("-")
     parts[-1] = singular(parts[-1])
     return "-".join(parts)
