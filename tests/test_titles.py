@@ -595,6 +595,10 @@ def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
     assert not tells_as_an_abstract("AIMS: a benchmark")  # a name in capitals is no word
     assert not tells_as_an_abstract("OURS: a benchmark")
     assert tells_as_an_abstract("FooNet—however good")  # words as the learner reads them
+    # opening with a word that opens abstracts' sentences about prior work and almost never a title
+    assert tells_as_an_abstract("State-of-the-art dynamical systems reconstruction")
+    assert tells_as_an_abstract("Existing dialogue policy methods")
+    assert not tells_as_an_abstract("PRIOR: a benchmark")
     # the authors speaking; a question word asking nothing
     assert tells_as_an_abstract("When we naively finetune strong pretrained models on weak labels")
     assert tells_as_an_abstract("Why and how out-of-domain generalization in DSR")

@@ -34,6 +34,8 @@ class TitleUsage:
     """Words abstracts use and no title ends with ("according", "due", "neural")."""
     never_titled: frozenset[str]
     """Words abstracts use and no title does ("however", "recently", "proposed")."""
+    never_opening: frozenset[str]
+    """Words that open abstracts' sentences and almost never a title ("existing", "current")."""
     generic_terms: frozenset[tuple[str, str]]
     """Pairs opening with a generic word that titles use as a term ("time series", "point cloud"),
     the second word singular."""
@@ -70,5 +72,6 @@ def title_usage() -> TitleUsage:
         verbs=frozenset(data["verbs"]),
         never_ending=frozenset(data["never_ending"]),
         never_titled=frozenset(data["never_titled"]),
+        never_opening=frozenset(data["never_opening"]),
         never_in_titles=frozenset(_pair(words) for words in data["never_in_titles"]),
     )
