@@ -291,7 +291,7 @@ def _renamed(
     return merged
 
 
-def _contains(longer: list[str], shorter: list[str]) -> bool:
+def _contains(longer: Sequence[str], shorter: Sequence[str]) -> bool:
     size = len(shorter)
     return any(longer[start : start + size] == shorter for start in range(len(longer) - size + 1))
 
@@ -319,7 +319,7 @@ def repeats(keyword: str, other: str) -> bool:
     if not parts or not other_parts:
         return False  # no word ("—"): nothing said twice
     shorter, longer = sorted((parts, other_parts), key=len)
-    if _contains(list(longer), list(shorter)):
+    if _contains(longer, shorter):
         return True
     shared = set(itertools.pairwise(words)) & set(itertools.pairwise(other_words))
     return any(not (pair == words[-2:] == other_words[-2:]) for pair in shared)

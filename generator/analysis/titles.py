@@ -1422,7 +1422,11 @@ def written_name(name: str, plain: str, names: Sequence[str] = ()) -> str | None
     if len(name_forms(name)) == 1:
         followers = [_NAME_FOLLOWER.match(plain, use.end()) for use in _uses(name, plain)]
         follower = followers[0].group(1) if len(followers) >= 2 and followers[0] else None
-        if follower and all(f and f.group(1) == follower for f in followers) and not _is_word(follower):
+        if (
+            follower
+            and all(f and f.group(1) == follower for f in followers)
+            and not _function_word_or_verb(follower)
+        ):
             name = f"{name} {follower}"
     head, hyphen, last = name.rpartition("-")
     if hyphen and last.islower() and grammar._modifier_word(name):
@@ -1430,8 +1434,9 @@ def written_name(name: str, plain: str, names: Sequence[str] = ()) -> str | None
     return name
 
 
-def _is_word(token: str) -> bool:
-    """A word in capitals, not an acronym: "ARE" of "WHERE ARE YOU?"."""
+def _function_word_or_verb(token: str) -> bool:
+    """A function word or a verb, in any case: "ARE" of "WHERE ARE YOU?" is no acronym, "Second" or
+    "Reading" of "…, a …" no name."""
     from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
 
     return token.lower() in FUNCTION_WORDS or token.lower() in VERBS
@@ -1554,6 +1559,7 @@ def best_candidate(
 
 
 # the words that give a name ("a framework called X"): ``lead_with_name`` sets them aside with the name
+# (``_NAMING``)
 _NAMING_WORDS = frozenset({"called", "termed", "named", "dubbed", "coined"})
 _QUESTION_WORDS = frozenset({"why", "how", "when", "where", "whether"})
 _TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -1571,13 +1577,14 @@ def tells_as_an_abstract(candidate: str) -> bool:
     papers of scale_50k, whose titles the word lists were learned from): 49 WRONG, 17 WEAK, 3 RIGHT."""
     # words as the learner reads them ("—however", "recently!"); one in capitals is a name ("AIMS",
     # "OURS"), not the word
-    words = [w for w in _TITLE_WORD.findall(candidate) if not (w.isupper() and len(w) > 1)]
+    tokens = _TITLE_WORD.findall(candidate)
+    words = [w for w in tokens if not (w.isupper() and len(w) > 1)]
     if not words:
         return False
     usage = title_usage()
     if any(w.lower() in usage.never_titled and w.lower() not in _NAMING_WORDS for w in words):
         return True
-    if words[0] == _TITLE_WORD.search(candidate).group(0) and words[0].lower() in usage.never_opening:
+    if tokens[0] == words[0] and words[0].lower() in usage.never_opening:
         return True  # "Existing dialogue policy methods", "State-of-the-art keypoint detectors"
     if candidate.rstrip().endswith("?"):
         return False
@@ -1641,16 +1648,12 @@ def choose_titles(
 def _apposed_name(word: str) -> bool:
     """A capitalised word that can be a name set before ", a …": not a function word, a sentence adverb
     ("Second, a …"), a verb or a gerund ("Reading, a pastime")."""
-    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
-
-    lower = word.lower()
     return (
         word[:1].isupper()
         and word[1:].islower()
         and len(word) > 2
-        and lower not in FUNCTION_WORDS
-        and lower not in VERBS
-        and not lower.endswith("ing")
+        and not _function_word_or_verb(word)
+        and not word.lower().endswith("ing")
         and grammar._LEADING_ADVERB.match(f"{word}, x") is None
     )
 
@@ -1666,7 +1669,7 @@ def _repeats(description: str, name: str) -> bool:
     return bool(words) and words <= set(content_words(name))
 
 
-_NAMING = r"(?:termed|called|named|dubbed|coined)(?:\s+as)?"
+_NAMING = rf"(?:{'|'.join(sorted(_NAMING_WORDS))})(?:\s+as)?"
 _OPEN_QUOTE = r"(?:[\"“‘']|``)?"
 _CLOSE_QUOTE = r"(?:[\"”’']|'')?"
 

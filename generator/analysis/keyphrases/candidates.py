@@ -140,11 +140,10 @@ def find_acronyms(text: str) -> dict[str, str]:
         before = text[max(0, match.start() - _LOOK_BACK) : match.start()]
         expansion = _long_form(short, before)
         if expansion is None and _ASIDE.search(before):
-            # an aside inside the long form is no part of it: "out-of-domain (OOD) generalization
-            # (OODG)"; but a long form that runs over an aside joins no two phrases ("federated
-            # learning (FL) and analytics (FA)" does not define FA)
-            # and every letter must open a word of it, one word a letter at most ("graph neural
-            # networks (GNNs) with attention (GA)" is no long form of GA)
+            # An aside inside the long form is no part of it: "out-of-domain (OOD) generalization
+            # (OODG)". Read over an aside, a long form joins no two phrases ("federated learning (FL)
+            # and analytics (FA)" defines no FA), and each of its words opens with a letter of the
+            # acronym ("graph neural networks (GNNs) with attention (GA)" defines no GA).
             expansion = _long_form(short, _ASIDE.sub(" ", before), initials_only=True)
             if expansion is not None and (
                 any(lower(w) in _JOINING for w in expansion) or len(expansion) > len(short)
