@@ -201,6 +201,17 @@ def test_an_acronym_is_read_through_asides_and_numbers() -> None:
     assert not repeats("", "graph") and not repeats("—", "graph")
 
 
+def test_a_word_with_letters_of_any_script_is_one_word() -> None:
+    abstract = (
+        "We solve the Schrödinger bridge problem with a Rényi divergence bound, measured by Fréchet "
+        "inception distance. The Lévy-Itō Model (LIM) follows."
+    )
+    keys = set(abstract_candidates(abstract))
+    assert {"schrödinger bridge problem", "rényi divergence bound", "fréchet inception distance"} <= keys
+    assert not any(key.startswith(("dinger", "nyi", "chet")) for key in keys)
+    assert find_acronyms(abstract) == {"LIM": "Lévy-Itō Model"}
+
+
 def test_an_acronym_longer_spelled_out_than_a_keyword_stays_a_word() -> None:
     # spelled out, only its pieces would be candidates: the acronym is the reader's handle on the name
     abstract = (

@@ -48,8 +48,9 @@ from generator.analysis.title_usage import title_usage
 MAX_WORDS = 3
 PHRASE_BREAK = " ; "
 
-# "44.1kHz", "0.5x" are one token (a measurement, never in a keyphrase), not "44", ".", "1kHz"
-_TOKEN = re.compile(r"\d+(?:\.\d+)+[A-Za-z]*|[A-Za-z0-9]+(?:[-'’/][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
+# "44.1kHz", "0.5x" are one token (a measurement, never in a keyphrase), not "44", ".", "1kHz"; a word
+# is letters of any script ("Schrödinger", "Rényi"), not "Schr", "ö", "dinger"
+_TOKEN = re.compile(r"\d+(?:\.\d+)+[^\W\d_]*|[^\W_]+(?:[-'’/][^\W_]+)*|[^\s\w]|_")
 _DECIMAL = re.compile(r"\d+\.\d")
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _LOOK_BACK = 400
