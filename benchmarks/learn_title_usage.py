@@ -42,6 +42,11 @@ every held-out measurement stays held out):
   subtitle at most ``NEVER_OPENING_SHARE`` as often ("existing", "current", "traditional",
   "state-of-the-art", "experiments", "despite"; ``never_opening``): an abstract opens with them what
   came before the paper or what it found, a title opens with what the paper does.
+- ``predicates``: words that at least ``MIN_PREDICATED`` abstracts predicate of a subject before a
+  preposition ("X is important for", "X are able to", "X is extracted from") and that open (after at
+  most one adverb, before a preposition) titles or subtitles at most ``PREDICATE_OPENING_SHARE`` as
+  often: a phrase opening so is a sentence whose subject and verb were dropped ("Important for
+  fine-tuning with preference data", "Factually consistent with persona facts").
 - ``claim_verbs``: verbs whose objects overlap titles less than ``CLAIM_SHARE`` of the pooled
   average (below): "we demonstrate X", "we achieve X", "we show X" state a claim, so "Demonstrating
   X" is no gerund title.
@@ -75,7 +80,7 @@ from generator.analysis.keyphrases.wordlists import (  # noqa: E402
     LY_NOUNS,
     VERBS,
 )
-from generator.analysis.title_usage import USAGE_FILE  # noqa: E402
+from generator.analysis.title_usage import PREDICATED, USAGE_FILE, opening_predicate  # noqa: E402
 from generator.analysis.titles import content_words, hide_math  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "scale_50k.jsonl"
@@ -102,6 +107,11 @@ NEVER_OPENING_SHARE = 0.02
 """A word opening at most 2 % as many titles as abstracts' sentences: on readers' verdicts the
 candidates opening with one of these 47 words are 27 WRONG, 5 WEAK, 2 RIGHT; 7 of the development
 sets' 9,523 real titles and subtitles open with one (1 %: 41 words, 17 WRONG, 2 RIGHT)."""
+MIN_PREDICATED = 20
+PREDICATE_OPENING_SHARE = 0.01
+"""On readers' verdicts (title_verdicts.tsv) the candidates opening with one of these words are 11 WRONG,
+0 WEAK, 0 RIGHT; 1 of the development sets' 9,535 real titles and subtitles opens so ("Easy to
+Perform, …")."""
 MAX_NOUN_CUE_SHARE = 0.1
 TERM_RATE_RATIO = 2.0
 
@@ -310,6 +320,25 @@ def never_opening(records: list[dict]) -> list[str]:
     )
 
 
+def predicates(records: list[dict]) -> list[str]:
+    """Words (not function words) that at least ``MIN_PREDICATED`` abstracts predicate of a subject before
+    a preposition and that open titles or subtitles so at most ``PREDICATE_OPENING_SHARE`` as often."""
+    predicated: Counter[str] = Counter()
+    opening: Counter[str] = Counter()
+    for record in records:
+        predicated.update({found.group(1) for found in PREDICATED.finditer(record["abstract"])})
+        for part in re.split(r"[:?!]\s*", record["title"]):
+            if word := opening_predicate(part):
+                opening[word] += 1
+    return sorted(
+        w
+        for w, count in predicated.items()
+        if count >= MIN_PREDICATED
+        and w not in FUNCTION_WORDS
+        and opening[w] <= PREDICATE_OPENING_SHARE * count
+    )
+
+
 def learn(records: list[dict]) -> dict[str, object]:
     titles = [record["title"] for record in records]
     opened: Counter[str] = Counter()
@@ -372,6 +401,7 @@ def learn(records: list[dict]) -> dict[str, object]:
         "never_ending": never_ending(records),
         "never_titled": never_titled(records),
         "never_opening": never_opening(records),
+        "predicates": predicates(records),
         "claim_verbs": claim_verbs,
         "compounds": compounds,
         "object_verbs": object_verbs,

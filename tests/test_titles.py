@@ -31,6 +31,7 @@ from generator.analysis.titles import (
     name_candidates,
     name_contexts,
     name_marks,
+    opens_with_a_predicate,
     pieces_of_spelled_out_names,
     reads_as_a_sentence,
     shipped_model,
@@ -606,6 +607,17 @@ def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
     assert not tells_as_an_abstract("How Gradient Noise Attracts SGD Dynamics")
     assert not tells_as_an_abstract("How to Hack Kalman Filtering")
     assert not tells_as_an_abstract("Robust optimization in protein fitness landscapes")
+
+
+def test_a_phrase_opening_with_a_predicate_is_a_fragment() -> None:
+    # what abstracts say of a subject before a preposition, and no title opens with (learned)
+    assert opens_with_a_predicate("Important for fine-tuning with preference data")
+    assert opens_with_a_predicate("Able to weakly supervise superhuman models")
+    assert opens_with_a_predicate("Factually consistent with persona facts")  # after an adverb
+    assert opens_with_a_predicate("Extracted from attention mechanisms of Transformer")
+    assert not opens_with_a_predicate("Accelerated On-Device training")  # "On-Device" is no preposition
+    assert not opens_with_a_predicate("Learning to learn")
+    assert not opens_with_a_predicate("Important features")
 
 
 def test_a_name_is_taken_as_the_abstract_writes_it() -> None:

@@ -5,11 +5,28 @@ reads as a verb ("circuit design", "bipartite matching")."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 USAGE_FILE = "title_usage.json"
+
+_PREPOSITION = r"(?:for|to|in|of|with|on|from|by|at|against|under|over|into|across|about)(?![\w-])"
+# "X is important for …", "X are able to …", "X is often extracted from …": a word after a copula
+# (and at most one adverb) and before a preposition is what a sentence predicates of its subject
+PREDICATED = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|remains?|becomes?|seems?|appears?)\s+"
+    r"(?:(?:[a-z]+ly|not|also|still|often|more|less|very)\s+)?([a-z][a-z-]+)\s+" + _PREPOSITION
+)
+_OPENING_PREDICATE = re.compile(r"\W*(?:[A-Za-z]+ly\s+)?([A-Za-z][A-Za-z-]+)\s+" + _PREPOSITION, re.I)
+
+
+def opening_predicate(text: str) -> str | None:
+    """The word a phrase opens with (after at most one adverb) when a preposition follows it, lower
+    case: "important" of "Important for fine-tuning …", "consistent" of "Factually consistent with …"."""
+    found = _OPENING_PREDICATE.match(text)
+    return found.group(1).lower() if found else None
 
 
 @dataclass(frozen=True)
@@ -36,6 +53,9 @@ class TitleUsage:
     """Words abstracts use and no title does ("however", "recently", "proposed")."""
     never_opening: frozenset[str]
     """Words that open abstracts' sentences and almost never a title ("existing", "current")."""
+    predicates: frozenset[str]
+    """Words abstracts predicate of a subject before a preposition and no title opens so ("important
+    for", "able to", "extracted from")."""
     generic_terms: frozenset[tuple[str, str]]
     """Pairs opening with a generic word that titles use as a term ("time series", "point cloud"),
     the second word singular."""
@@ -73,5 +93,6 @@ def title_usage() -> TitleUsage:
         never_ending=frozenset(data["never_ending"]),
         never_titled=frozenset(data["never_titled"]),
         never_opening=frozenset(data["never_opening"]),
+        predicates=frozenset(data["predicates"]),
         never_in_titles=frozenset(_pair(words) for words in data["never_in_titles"]),
     )
