@@ -620,6 +620,13 @@ def test_a_phrase_opening_with_a_predicate_is_a_fragment() -> None:
     assert not opens_with_a_predicate("Important features")
 
 
+def test_a_phrase_the_abstract_goes_on_with_by_agreement_stops_short() -> None:
+    plain = "To prevent overfitting, we introduce data-regularised environment design (DRED)."
+    assert stops_short("Data-regularised environment", plain)  # "environment [design]": a noun
+    assert not stops_short("Large language models", "Large language models learn to reason.")
+    assert not stops_short("Methods for grammar induction", "Methods for grammar induction suffer.")
+
+
 def test_a_name_is_taken_as_the_abstract_writes_it() -> None:
     # punctuation glued to its end is no part of it
     assert written_name("MultiHumES–", "We release MultiHumES– a corpus.") == "MultiHumES"

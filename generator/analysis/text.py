@@ -410,7 +410,9 @@ def _hangs(words: list[str]) -> bool:
         return True
     before = words[-2].lower() if len(words) > 1 else ""
     gerund_without_object = word.endswith("ing") and before in _BEFORE_AN_OBJECT
-    if gerund_without_object or (word in VERBS and word not in _NOUN_FORMS_OF_VERBS):
+    if gerund_without_object or (
+        word in VERBS and word not in _NOUN_FORMS_OF_VERBS and not noun_by_agreement(words[:-1], word)
+    ):
         return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
@@ -434,6 +436,37 @@ def _hangs(words: list[str]) -> bool:
         and not last.isupper()
         and not any(c.isupper() for c in last[1:])
     )
+
+
+# Nouns that are plural without an "s": "data show" is a clause, as "models learn" is.
+_PLURALS_WITHOUT_S = frozenset(
+    {"data", "people", "children", "media", "criteria", "phenomena", "men", "women"}
+)
+
+
+def noun_by_agreement(words: Sequence[str], word: str) -> bool:
+    """Whether ``word``, a bare verb form, is a noun after the phrase ``words`` by agreement: a singular
+    noun or an adjective takes "designs", not "design", as its verb, so "environment design", "case
+    study" and "experimental design" end in a noun (1 % of real titles end so), while "models learn",
+    "data show", "we design", "to study" and "automatically design" end in a verb. A plural earlier
+    in the phrase may be the subject the verb agrees with ("methods for grammar induction suffer")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+
+    if word.endswith(("s", "ed", "ing")) or not words:
+        return False  # "model learns" may be a clause; only the bare form is decided by agreement
+
+    def bare(token: str) -> str:
+        return token.lower().strip(",;:()\"'“”")
+
+    def plural(token: str) -> bool:
+        return (token.endswith("s") and not token.endswith(("ss", "us", "is"))) or token in _PLURALS_WITHOUT_S
+
+    before = bare(words[-1])
+    if not before or not before[-1].isalpha():
+        return False
+    adverb = before.endswith("ly") and before not in _LY_NOUNS and not before.endswith(_LY_NOUN_ENDINGS)
+    earlier_plural = any(plural(t) and t not in FUNCTION_WORDS for t in map(bare, words[:-1]))
+    return not (plural(before) or adverb or before in FUNCTION_WORDS or before in VERBS or earlier_plural)
 
 
 def _modifier_word(word: str) -> bool:

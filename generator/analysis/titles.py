@@ -173,7 +173,11 @@ def stops_short(candidate: str, plain: str) -> bool:
         if following is None:
             return False  # punctuation, a number or the end: the phrase ends here
         word = following.group(1).lower()
-        if word == "of" or usage.is_compound(last, word):
+        if (
+            word == "of"
+            or usage.is_compound(last, word)
+            or (word in VERBS and grammar.noun_by_agreement(words, word))
+        ):
             return True  # "… analog circuit [design]": titles use the pair as one noun phrase
         if word in FUNCTION_WORDS or word.endswith("ly"):
             return False
