@@ -627,6 +627,22 @@ def test_a_phrase_the_abstract_goes_on_with_by_agreement_stops_short() -> None:
     assert not stops_short("Methods for grammar induction", "Methods for grammar induction suffer.")
 
 
+def test_a_spelled_out_name_is_one_phrase() -> None:
+    from generator.analysis.text import _spelled_out
+
+    plain = "It fails under shift, we introduce data-regularised environment design (DRED) here."
+    assert _spelled_out("DRED", plain) == "data-regularised environment design"
+    plain = "Models memorise noisy labels. We propose Label-Retrieval-Augmented (LRA) diffusion."
+    assert _spelled_out("LRA", plain) == "Label-Retrieval-Augmented"
+    assert (
+        title_candidates(
+            "Agents overfit their levels. To prevent both overfitting and distributional shift, we introduce "
+            "data-regularised environment design (DRED). DRED generates levels with a generative model."
+        )[0][0].text
+        == "Data-regularised environment design"
+    )
+
+
 def test_a_name_is_taken_as_the_abstract_writes_it() -> None:
     # punctuation glued to its end is no part of it
     assert written_name("MultiHumES–", "We release MultiHumES– a corpus.") == "MultiHumES"

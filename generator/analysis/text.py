@@ -336,7 +336,16 @@ def _spelled_out(name: str, abstract: str) -> str | None:
     )
 
     words = match.group(1).split()
-    for start in range(max(0, len(words) - capitals - 3), len(words)):
+    # a long form is one phrase: it starts after the last sentence end ("… levels. We propose …"), and
+    # after the last comma when what follows the comma still spells the acronym ("… shift, we introduce
+    # data-regularised environment design (DRED)"; not "Additive, Multiplicative, and Adaptive Graph
+    # Neural Network (AMAG)")
+    after_break = 0
+    for index in range(len(words) - 1, -1, -1):
+        if words[index][-1] in ".;:!?" or (words[index][-1] == "," and _spells(words[index + 1 :], name)):
+            after_break = index + 1
+            break
+    for start in range(max(after_break, len(words) - capitals - 3), len(words)):
         first = words[start].lower().strip(",;:")
         if first in FUNCTION_WORDS or first in VERBS:
             continue  # "we propose the PrOvable Training (POT)", "To address this, … the TRAjectory …"
@@ -344,6 +353,14 @@ def _spelled_out(name: str, abstract: str) -> str | None:
             phrase = " ".join(words[start:]).strip(",;:")
             return phrase if len(phrase) > len(name) else None
     return None
+
+
+def _spells(words: Sequence[str], name: str) -> bool:
+    """Whether the capitals of ``name`` are, in order, initials of ``words`` or of their hyphenated
+    parts ("data-regularised environment design" spells DRED)."""
+    initials = [part[0].lower() for word in words for part in re.split(r"[-–]", word) if part[:1].isalpha()]
+    capitals = iter(initials)
+    return all(c.lower() in capitals for c in name if c.isupper())
 
 
 def _starts_with_vowel_sound(word: str) -> bool:
