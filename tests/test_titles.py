@@ -604,6 +604,10 @@ def test_a_phrase_worded_as_an_abstract_tells_is_no_title() -> None:
     assert tells_as_an_abstract("When we naively finetune strong pretrained models on weak labels")
     assert tells_as_an_abstract("Why and how out-of-domain generalization in DSR")
     assert not tells_as_an_abstract("Which Edges Should We Learn First?")
+    # a demonstrative points back into the abstract
+    assert tells_as_an_abstract("A research agenda towards this end by introducing Social Environment Design")
+    assert tells_as_an_abstract("A recurrent pose-attention network (RPAN) to address this challenge")
+    assert not tells_as_an_abstract("Is This Loss Informative?")
     assert not tells_as_an_abstract("How Gradient Noise Attracts SGD Dynamics")
     assert not tells_as_an_abstract("How to Hack Kalman Filtering")
     assert not tells_as_an_abstract("Robust optimization in protein fitness landscapes")
@@ -625,6 +629,15 @@ def test_a_phrase_the_abstract_goes_on_with_by_agreement_stops_short() -> None:
     assert stops_short("Data-regularised environment", plain)  # "environment [design]": a noun
     assert not stops_short("Large language models", "Large language models learn to reason.")
     assert not stops_short("Methods for grammar induction", "Methods for grammar induction suffer.")
+
+
+def test_a_best_candidate_cut_from_the_name_stands_for_the_name() -> None:
+    from generator.analysis.titles import _cut_from_name
+
+    assert _cut_from_name("Social Environment", "Social Environment Design")
+    assert not _cut_from_name("Social Environment Design", "Social Environment Design")
+    assert not _cut_from_name("Dynamic Sparse Training", "Dynamic Sparse Training (DST)")
+    assert not _cut_from_name("Social Environment", None)
 
 
 def test_a_spelled_out_name_is_one_phrase() -> None:
