@@ -42,6 +42,7 @@ from generator.analysis.keywords import (
     repeats,
 )
 from generator.analysis.related import find_related
+from generator.analysis.text import keyword_slug
 from generator.cache.candidates import CandidateStore
 from generator.cache.database import open_cache
 from generator.cache.embeddings import CachedEmbedder, EmbeddingCache
@@ -210,6 +211,14 @@ def test_a_word_with_letters_of_any_script_is_one_word() -> None:
     assert {"schrödinger bridge problem", "rényi divergence bound", "fréchet inception distance"} <= keys
     assert not any(key.startswith(("dinger", "nyi", "chet")) for key in keys)
     assert find_acronyms(abstract) == {"LIM": "Lévy-Itō Model"}
+
+
+def test_a_name_keeps_its_sharp() -> None:
+    # "QuIP#" is the paper's method, "QuIP" the one it improves on; "the#" is no name
+    found = abstract_candidates("We introduce QuIP#. QuIP# improves QuIP's processing. See the# sign.")
+    assert found[canonical_key("QuIP#")].count == 2 and found[canonical_key("QuIP")].count == 1
+    assert canonical_key("the#") not in found
+    assert keyword_slug("QuIP#") == "quip-sharp" != keyword_slug("QuIP")
 
 
 def test_an_acronym_longer_spelled_out_than_a_keyword_stays_a_word() -> None:

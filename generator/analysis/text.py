@@ -576,6 +576,7 @@ def paper_slug(title: str, paper_id: str) -> str:
 
 
 def keyword_slug(keyword: str) -> str:
-    return slugify(keyword, max_length=80, word_boundary=True) or (
+    """The keyword's page name; a sharp is spelled out, so "QuIP#" is not the page of "QuIP"."""
+    return slugify(keyword.replace("#", " sharp"), max_length=80, word_boundary=True) or (
         "keyword-" + hashlib.sha256(keyword.encode("utf-8")).hexdigest()[:8]
     )

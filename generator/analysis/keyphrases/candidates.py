@@ -50,7 +50,7 @@ PHRASE_BREAK = " ; "
 
 # "44.1kHz", "0.5x" are one token (a measurement, never in a keyphrase), not "44", ".", "1kHz"; a word
 # is letters of any script ("Schrödinger", "Rényi"), not "Schr", "ö", "dinger"
-_TOKEN = re.compile(r"\d+(?:\.\d+)+[^\W\d_]*|[^\W_]+(?:[-'’/][^\W_]+)*|[^\s\w]|_")
+_TOKEN = re.compile(r"\d+(?:\.\d+)+[^\W\d_]*|[^\W_]+#(?![\w#])|[^\W_]+(?:[-'’/][^\W_]+)*|[^\s\w]|_")
 _DECIMAL = re.compile(r"\d+\.\d")
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _LOOK_BACK = 400
@@ -162,7 +162,7 @@ def _long_form(short: str, before: str, initials_only: bool = False) -> list[str
     """The words just before a bracketed ``short`` that spell it out (with ``initials_only``, each
     letter opening a word or a hyphenated part), or None."""
     window = min(len(short) + 5, 2 * len(short)) + 1
-    words = _TOKEN.findall(before)[-window:]
+    words = _tokens(before)[-window:]
     for position in range(len(words) - 1, -1, -1):
         if not words[position][0].isalnum():
             words = words[position + 1 :]
@@ -237,12 +237,24 @@ def _spelled_from_end(letters: str, long_form: str, initials_only: bool) -> int 
     return long_form[position + 1 :].count(" ") + 1
 
 
+def _tokens(text: str) -> list[str]:
+    """The tokens of ``text``: a name of two capitals or more keeps its sharp ("QuIP#" is the paper's
+    method, "QuIP" the one it improves on); any other word does not ("the#")."""
+    tokens = []
+    for token in _TOKEN.findall(text):
+        if token.endswith("#") and len(token) > 1 and sum(c.isupper() for c in token) < 2:
+            tokens += [token[:-1], "#"]
+        else:
+            tokens.append(token)
+    return tokens
+
+
 def _runs(text: str) -> list[tuple[str | None, list[str]]]:
     """The runs of content words, each with the word just before it (a function word or verb that broke
     the run: "named" of "named entity recognition"), or None after punctuation or a possessive."""
     runs: list[tuple[str | None, list[str]]] = [(None, [])]
     usage = title_usage()
-    for token in _TOKEN.findall(text):
+    for token in _tokens(text):
         owner = len(token) > 2 and token.endswith(_POSSESSIVE)
         word = token[:-2] if owner else token
         # "bipartite matching", "circuit design": a word that reads as a verb stays in the phrase when
