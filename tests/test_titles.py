@@ -640,6 +640,15 @@ def test_a_best_candidate_cut_from_the_name_stands_for_the_name() -> None:
     assert not _cut_from_name("Social Environment", None)
 
 
+def test_a_candidate_trimmed_to_one_hanging_word_is_none() -> None:
+    from generator.analysis.titles import _variants
+
+    assert _variants("differentially private", "phrase", 0) == []  # not "Differentially"
+    assert [c.text for c in _variants("differentially private representation learning", "phrase", 0)] == [
+        "Differentially private representation learning"
+    ]
+
+
 def test_a_spelled_out_name_is_one_phrase() -> None:
     from generator.analysis.text import _spelled_out
 

@@ -158,6 +158,9 @@ _BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
 # which leave a title hanging; these are nouns.
 _LY_NOUNS = frozenset({"family", "anomaly", "assembly", "supply", "monopoly", "reply", "ally", "fly"})
 _LY_NOUN_ENDINGS = ("phily", "family", "assembly", "anomaly", "opoly", "butterfly")
+# Adverbs made of adjectives ("differentially", "provably", "actively", "seriously"; not "early",
+# "only", "scholarly"): the word after one is an adjective or a verb, never the noun a phrase ends with.
+_ADVERB = re.compile(r"(?:al|iv|ab|ib|ent|ant|ous|ic)ly$")
 # Words in un- are mostly negated adjectives ("unsafe", "unseen"); nouns in un- end so.
 _UN_NOUN_ENDINGS = ("ing", "ty", "ion", "ness", "ment", "s", "ure", "verse", "it", "et")
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
@@ -435,6 +438,8 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… with Controlled"
     if word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS):
         return True  # "… can efficiently", "… is increasingly"
+    if _ADVERB.search(before) and not any(c.isupper() for c in last[1:]):
+        return True  # "Differentially private", "… provably efficient": an adverb modifies no noun
     if (
         word.startswith("un")
         and not word.startswith("under")

@@ -313,7 +313,8 @@ def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
         return [v for piece in pieces for v in _variants(piece, kind, sentence)]
     phrase = grammar._drop_leading_adverb(phrase)
     whole = grammar._shorten(grammar._drop_article_adjectives(phrase.strip()))
-    if len(whole) < _MIN_CHARACTERS:
+    # trimming stops at one word, which may still hang ("Differentially" of "differentially private")
+    if len(whole) < _MIN_CHARACTERS or grammar._hangs(whole.split()):
         return []
     found = [TitleCandidate(grammar._capitalise(whole), kind, sentence, 0)]
     cuts = [m.start() for m in grammar._PHRASE_CUT.finditer(whole) if m.start() >= _MIN_CHARACTERS]
@@ -321,7 +322,7 @@ def _variants(phrase: str, kind: str, sentence: int) -> list[TitleCandidate]:
         shorter = grammar._trim_hanging_end(whole[:position])
         if shorter.count("(") > shorter.count(")"):
             shorter = grammar._trim_hanging_end(shorter[: shorter.rfind("(")])
-        if len(shorter) >= _MIN_CHARACTERS:
+        if len(shorter) >= _MIN_CHARACTERS and not grammar._hangs(shorter.split()):
             found.append(TitleCandidate(grammar._capitalise(shorter), kind, sentence, n))
     return found
 
