@@ -649,6 +649,17 @@ def test_a_candidate_trimmed_to_one_hanging_word_is_none() -> None:
     ]
 
 
+def test_what_the_paper_sets_itself_against_is_no_title() -> None:
+    from generator.analysis.titles import set_against
+
+    plain = "In contrast to the prevailing interpretation of Low-Rank Adaptation (LoRA), we frame it anew."
+    assert set_against("Prevailing interpretation of Low-Rank Adaptation", plain)
+    assert set_against("Best single-view method", "It errs less than the best single-view method")
+    # named as its own elsewhere in the abstract: not only set against
+    plain = "We propose control modules. Unlike adapters, control modules are nonlinear."
+    assert not set_against("Control modules", plain)
+
+
 def test_a_spelled_out_name_is_one_phrase() -> None:
     from generator.analysis.text import _spelled_out
 
