@@ -649,6 +649,14 @@ def test_a_candidate_trimmed_to_one_hanging_word_is_none() -> None:
     ]
 
 
+def test_a_description_shortened_beside_its_name_leaves_no_pair_half_said() -> None:
+    description = "An object-centric Latent Diffusion Model (LDM) designed for both image and video data"
+    titled = lead_with_name(description, "SlotDiffusion")
+    assert titled == "SlotDiffusion: An object-centric Latent Diffusion Model (LDM)"
+    description = "A variation of the Log-Derivative trick tailored towards categorical distributions"
+    assert lead_with_name(description, "IndeCateR") == "IndeCateR: A variation of the Log-Derivative trick"
+
+
 def test_what_the_paper_sets_itself_against_is_no_title() -> None:
     from generator.analysis.titles import set_against
 

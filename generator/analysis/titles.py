@@ -1807,11 +1807,31 @@ def lead_with_name(description: str, name: str | None) -> str:
         # says nothing about it
         return _name_alone(name)
     budget = MAX_TITLE_LENGTH - len(name) - 2
-    shortened = grammar._shorten(description, budget) if budget >= 15 else ""
+    shortened = _shortened_whole(description, budget) if budget >= 15 else ""
     if len(shortened.split()) < 2 or _repeats(shortened, name):
         # "Compositional Concept Extraction (CCE): Compositional Concept Extraction", once shortened
         return _name_alone(name)
     return f"{name}: {grammar._capitalise(shortened)}"
+
+
+def _shortened_whole(description: str, budget: int) -> str:
+    """``description`` shortened to ``budget`` characters (``text._shorten``), cut further back where the
+    cut leaves it unfinished: before a preposition ("… designed for both image" [and video data]: "…
+    (LDM)"), never before "of" ("A variation [of …]" is no whole phrase either), else before a
+    participle that lost its complement ("… trick tailored" [towards …]: "… trick")."""
+    shortened = grammar._shorten(description, budget)
+    if not left_unfinished(shortened):
+        return shortened
+    cuts = [m.start() for m in grammar._PHRASE_CUT.finditer(shortened)]
+    backs = [c for c in reversed(cuts) if not shortened[c:].lstrip().lower().startswith("of ")]
+    words = shortened.split()
+    if words[-1].lower().endswith("ed"):  # a participle cut from its complement: "… trick tailored"
+        backs.append(len(" ".join(words[:-1])))
+    for cut in backs:
+        shorter = grammar._trim_hanging_end(shortened[:cut])
+        if len(shorter.split()) >= 2 and not left_unfinished(shorter):
+            return shorter
+    return shortened
 
 
 def _spelled_out_after_short(forms: tuple[str, ...], description: str) -> str:
