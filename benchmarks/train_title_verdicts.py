@@ -155,15 +155,19 @@ def main(argv: list[str] | None = None) -> int:
         results[setting] = (np.mean([w for w, _ in every]), np.mean([r for _, r in every]), by_field)
     today_wrong, today_rouge, _ = results[None]
     allowed = [s for s in results if s is not None and results[s][1] >= today_rouge - ROUGE_TOLERANCE]
-    best = min(allowed, key=lambda s: (results[s][0], -results[s][1]))
+    # none allowed: every replacement costs more ROUGE-1 than the tolerance, so nothing is learned
+    best = min(allowed, key=lambda s: (results[s][0], -results[s][1])) if allowed else None
     for setting, (share_wrong, rouge, by_field) in results.items():
         fields = "  ".join(
             f"{name} {np.mean([w for w, _ in v]):.1%}/{np.mean([r for _, r in v]):.3f}"
             for name, v in sorted(by_field.items())
         )
         label = "today" if setting is None else f"{setting[0]:+.2f} by {setting[1]:.2f}"
-        mark = " <- shipped" if setting == best else ""
+        mark = " <- shipped" if best is not None and setting == best else ""
         print(f"{label:>13}: WRONG {share_wrong:.1%}  ROUGE-1 {rouge:.3f}   {fields}{mark}")
+    if best is None:
+        print(f"no threshold keeps ROUGE-1 within {ROUGE_TOLERANCE} of today's {today_rouge:.3f}")
+        return 0 if args.no_ship else 1
     print(
         f"threshold {best[0]:+.2f}, margin {best[1]:.2f}: WRONG {today_wrong:.1%} -> {results[best][0]:.1%}, "
         f"ROUGE-1 {today_rouge:.3f} -> {results[best][1]:.3f} (fields held out)"
