@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -211,6 +212,8 @@ def test_a_word_with_letters_of_any_script_is_one_word() -> None:
     assert {"schrödinger bridge problem", "rényi divergence bound", "fréchet inception distance"} <= keys
     assert not any(key.startswith(("dinger", "nyi", "chet")) for key in keys)
     assert find_acronyms(abstract) == {"LIM": "Lévy-Itō Model"}
+    # decomposed ("o" and a combining diaeresis) reads as composed
+    assert set(abstract_candidates(unicodedata.normalize("NFD", abstract))) == keys
 
 
 def test_a_name_keeps_its_sharp() -> None:
@@ -219,6 +222,7 @@ def test_a_name_keeps_its_sharp() -> None:
     assert found[canonical_key("QuIP#")].count == 2 and found[canonical_key("QuIP")].count == 1
     assert canonical_key("the#") not in found
     assert keyword_slug("QuIP#") == "quip-sharp" != keyword_slug("QuIP")
+    assert keyword_slug("#P-hard") == "sharp-p-hard"
 
 
 def test_an_acronym_longer_spelled_out_than_a_keyword_stays_a_word() -> None:

@@ -314,6 +314,9 @@ def test_slugs_are_stable_and_safe() -> None:
         ("Learning with differentially private", "Learning"),
         ("Provably efficient reinforcement learning", "Provably efficient reinforcement learning"),
         ("Early stopping", "Early stopping"),
+        ("Policies with adaptively sparse", "Policies"),
+        ("Learning the optimal policy given", "Learning the optimal policy"),  # a past form: a verb
+        ("Diffusion models for protein design", "Diffusion models for protein design"),  # a learned pair
     ],
 )
 def test_a_cut_title_never_hangs_on_a_gerund_without_its_object_or_a_conjunction(cut: str, kept: str) -> None:

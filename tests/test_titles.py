@@ -629,6 +629,11 @@ def test_a_phrase_the_abstract_goes_on_with_by_agreement_stops_short() -> None:
     assert stops_short("Data-regularised environment", plain)  # "environment [design]": a noun
     assert not stops_short("Large language models", "Large language models learn to reason.")
     assert not stops_short("Methods for grammar induction", "Methods for grammar induction suffer.")
+    # the subject the verb agrees with may come before the candidate, in its clause
+    assert not stops_short("Curriculum learning", "Agents trained with curriculum learning generalize.")
+    assert stops_short("Environment", "Tests show that our environment design works.")
+    # a past form agrees with nothing: "given" is no noun
+    assert not stops_short("Best model", "We select the best model given a compute budget.")
 
 
 def test_a_best_candidate_cut_from_the_name_stands_for_the_name() -> None:
@@ -671,7 +676,7 @@ def test_what_the_paper_sets_itself_against_is_no_title() -> None:
 def test_a_spelled_out_name_is_one_phrase() -> None:
     from generator.analysis.text import _spelled_out
 
-    plain = "It fails under shift, we introduce data-regularised environment design (DRED) here."
+    plain = "To prevent drift, we introduce data-regularised environment design (DRED) here."
     assert _spelled_out("DRED", plain) == "data-regularised environment design"
     plain = "Models memorise noisy labels. We propose Label-Retrieval-Augmented (LRA) diffusion."
     assert _spelled_out("LRA", plain) == "Label-Retrieval-Augmented"

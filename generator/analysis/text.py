@@ -160,7 +160,7 @@ _LY_NOUNS = frozenset({"family", "anomaly", "assembly", "supply", "monopoly", "r
 _LY_NOUN_ENDINGS = ("phily", "family", "assembly", "anomaly", "opoly", "butterfly")
 # Adverbs made of adjectives ("differentially", "provably", "actively", "seriously"; not "early",
 # "only", "scholarly"): the word after one is an adjective or a verb, never the noun a phrase ends with.
-_ADVERB = re.compile(r"(?:al|iv|ab|ib|ent|ant|ous|ic)ly$")
+_ADVERB = re.compile(r"(?:al|ive|ab|ib|ent|ant|ous|ic)ly$")
 # Words in un- are mostly negated adjectives ("unsafe", "unseen"); nouns in un- end so.
 _UN_NOUN_ENDINGS = ("ing", "ty", "ion", "ness", "ment", "s", "ure", "verse", "it", "et")
 # Verb forms that also name an activity, as the last word of "problem solving" or "pattern matching".
@@ -460,6 +460,13 @@ def _hangs(words: list[str]) -> bool:
     )
 
 
+# Past forms of irregular verbs (the hand list holds them beside the bare forms): "… policy given" is
+# cut before the verb's complement, agreement says nothing about a past form.
+_IRREGULAR_PAST = frozenset(
+    {"arisen", "arose", "became", "brought", "built", "came", "found", "gave", "given", "gone", "got",
+     "gotten", "held", "kept", "knew", "known", "learnt", "made", "overcame", "proven", "ran", "said",
+     "saw", "seen", "shown", "sought", "taken", "thought", "took", "went"}
+)  # fmt: skip
 # Nouns that are plural without an "s": "data show" is a clause, as "models learn" is.
 _PLURALS_WITHOUT_S = frozenset(
     {"data", "people", "children", "media", "criteria", "phenomena", "men", "women"}
@@ -473,9 +480,10 @@ def noun_by_agreement(words: Sequence[str], word: str) -> bool:
     "data show", "we design", "to study" and "automatically design" end in a verb. A plural earlier
     in the phrase may be the subject the verb agrees with ("methods for grammar induction suffer")."""
     from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
+    from generator.analysis.title_usage import title_usage
 
-    if word.endswith(("s", "ed", "ing")) or not words:
-        return False  # "model learns" may be a clause; only the bare form is decided by agreement
+    if word.endswith(("s", "ed", "ing")) or word in _IRREGULAR_PAST or not words:
+        return False  # "model learns", "policy given": only the bare present form agrees
 
     def bare(token: str) -> str:
         return token.lower().strip(",;:()\"'“”")
@@ -486,6 +494,8 @@ def noun_by_agreement(words: Sequence[str], word: str) -> bool:
     before = bare(words[-1])
     if not before or not before[-1].isalpha():
         return False
+    if title_usage().is_compound(before, word):
+        return True  # "protein design" in "Diffusion models for protein design": titles use the pair
     adverb = before.endswith("ly") and before not in _LY_NOUNS and not before.endswith(_LY_NOUN_ENDINGS)
     earlier_plural = any(plural(t) and t not in FUNCTION_WORDS for t in map(bare, words[:-1]))
     return not (plural(before) or adverb or before in FUNCTION_WORDS or before in VERBS or earlier_plural)
@@ -582,6 +592,6 @@ def paper_slug(title: str, paper_id: str) -> str:
 
 def keyword_slug(keyword: str) -> str:
     """The keyword's page name; a sharp is spelled out, so "QuIP#" is not the page of "QuIP"."""
-    return slugify(keyword.replace("#", " sharp"), max_length=80, word_boundary=True) or (
+    return slugify(keyword.replace("#", " sharp "), max_length=80, word_boundary=True) or (
         "keyword-" + hashlib.sha256(keyword.encode("utf-8")).hexdigest()[:8]
     )

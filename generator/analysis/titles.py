@@ -168,7 +168,7 @@ def stops_short(candidate: str, plain: str) -> bool:
     usage = title_usage()
     last = words[-1].strip(",;:()\"'").lower()
 
-    def goes_on(end: int) -> bool:
+    def goes_on(start: int, end: int) -> bool:
         following = _NEXT_WORD.match(plain, end)
         if following is None:
             return False  # punctuation, a number or the end: the phrase ends here
@@ -176,7 +176,9 @@ def stops_short(candidate: str, plain: str) -> bool:
         if (
             word == "of"
             or usage.is_compound(last, word)
-            or (word in VERBS and grammar.noun_by_agreement(words, word))
+            # the verb agrees with the sentence's subject, which may come before the candidate
+            # ("Agents trained with curriculum learning generalize")
+            or (word in VERBS and grammar.noun_by_agreement(_sentence_before(plain, start) + words, word))
         ):
             return True  # "… analog circuit [design]": titles use the pair as one noun phrase
         if word in FUNCTION_WORDS or word.endswith("ly"):
@@ -185,7 +187,21 @@ def stops_short(candidate: str, plain: str) -> bool:
             return following.group(2) is not None  # "quantum computing." ends the phrase with it
         return word not in VERBS
 
-    return all(goes_on(use.end()) for use in uses)
+    return all(goes_on(use.start(), use.end()) for use in uses)
+
+
+_CLAUSE_OPENERS = frozenset(
+    {"that", "which", "who", "where", "when", "while", "whereas", "because", "we", "our"}
+)
+
+
+def _sentence_before(plain: str, position: int) -> list[str]:
+    """The words of ``plain`` before ``position`` back to the start of their clause: a sentence's or a
+    comma's, or a word opening a clause ("… show that our environment [design]": no plural subject)."""
+    start = max(plain.rfind(mark, 0, position) for mark in (". ", "? ", "! ", "; ", ", "))
+    words = plain[start + 1 if start >= 0 else 0 : position].split()
+    opener = max((i for i, w in enumerate(words) if w.lower() in _CLAUSE_OPENERS), default=-1)
+    return words[opener + 1 :]
 
 
 # "between two …", "between pairs of …", "between them": "between" many things is whole without "and"

@@ -17,6 +17,7 @@ kept); the ranker and ``keywords._pick`` decide between the two.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -241,7 +242,8 @@ def _tokens(text: str) -> list[str]:
     """The tokens of ``text``: a name of two capitals or more keeps its sharp ("QuIP#" is the paper's
     method, "QuIP" the one it improves on); any other word does not ("the#")."""
     tokens = []
-    for token in _TOKEN.findall(text):
+    # one code point per letter: "o" and a combining diaeresis are "ö", as in the composed form
+    for token in _TOKEN.findall(unicodedata.normalize("NFC", text)):
         if token.endswith("#") and len(token) > 1 and sum(c.isupper() for c in token) < 2:
             tokens += [token[:-1], "#"]
         else:
