@@ -436,7 +436,7 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
-    if word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS):
+    if _ly_adverb(word):
         return True  # "… can efficiently", "… is increasingly"
     if _ADVERB.search(before) and not any(c.isupper() for c in last[1:]):
         return True  # "Differentially private", "… provably efficient": an adverb modifies no noun
@@ -496,9 +496,14 @@ def noun_by_agreement(words: Sequence[str], word: str) -> bool:
         return False
     if title_usage().is_compound(before, word):
         return True  # "protein design" in "Diffusion models for protein design": titles use the pair
-    adverb = before.endswith("ly") and before not in _LY_NOUNS and not before.endswith(_LY_NOUN_ENDINGS)
+    adverb = _ly_adverb(before)
     earlier_plural = any(plural(t) and t not in FUNCTION_WORDS for t in map(bare, words[:-1]))
     return not (plural(before) or adverb or before in FUNCTION_WORDS or before in VERBS or earlier_plural)
+
+
+def _ly_adverb(word: str) -> bool:
+    """A word in -ly that is no noun ("efficiently", not "family" or "anomaly"), lower case."""
+    return word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS)
 
 
 def _modifier_word(word: str) -> bool:

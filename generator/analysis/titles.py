@@ -151,6 +151,15 @@ def reads_as_a_sentence(plain: str) -> bool:
 _NEXT_WORD = re.compile(r"\s*([A-Za-z][\w-]*)(\s*[^\w\s]|\s*$)?")
 
 
+def _phrase_uses(words: Sequence[str], plain: str) -> list[re.Match[str]]:
+    """Each use of a phrase's words in the text, whole words, in any case and spacing (none for no
+    words)."""
+    if not words:
+        return []
+    pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
+    return list(re.finditer(pattern, plain, re.I))
+
+
 def stops_short(candidate: str, plain: str) -> bool:
     """Grammar, not taste: a title is a whole phrase, so not one the abstract goes on with where the
     candidate stops, at each of its uses: followed by "of" ("the visibility [of machine learning
@@ -159,10 +168,7 @@ def stops_short(candidate: str, plain: str) -> bool:
     from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
 
     words = candidate.split()
-    if not words:
-        return False
-    pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
-    uses = list(re.finditer(pattern, plain, re.I))
+    uses = _phrase_uses(words, plain)
     if not uses:
         return False  # reworded ("Name: A …"): nothing to compare with
     usage = title_usage()
@@ -1543,10 +1549,10 @@ def score_titles(
         if not found.candidates:
             first_words = " ".join(plain.split()[:12])
             description = grammar._capitalise(grammar._trim_hanging_end(first_words))
-        elif _cut_from_name(found.candidates[int(np.argmax(found.scores))].text, found.name):
+        elif _cut_from_name(best_scored := found.candidates[int(np.argmax(found.scores))].text, found.name):
             description = found.name  # "Social Environment [Design]": the best candidate is the name
         elif not chosen:
-            description = found.candidates[int(np.argmax(found.scores))].text
+            description = best_scored
         elif wrong_odds is None:
             description = found.candidates[chosen[0]].text
         else:
@@ -1659,11 +1665,7 @@ def set_against(candidate: str, plain: str) -> bool:
     """Whether the abstract names the candidate only as what the paper is not or beats ("Prevailing
     interpretation of Low-Rank Adaptation" of "In contrast to the prevailing interpretation of …";
     readers' verdicts on such candidates: 5 WRONG, 0 WEAK, 0 RIGHT). Grammar, not data."""
-    words = candidate.split()
-    if not words:
-        return False
-    pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
-    uses = list(re.finditer(pattern, plain, re.I))
+    uses = _phrase_uses(candidate.split(), plain)
     return bool(uses) and all(_SET_AGAINST.search(plain, max(0, u.start() - 60), u.start()) for u in uses)
 
 
