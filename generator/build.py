@@ -186,9 +186,10 @@ def _build(
     output = StagedOutput(request.docs_dir, request.site_dir)
     try:
         # The site is dated by its inputs, not by the clock: the same inputs build the same site any day.
-        with dated(source_date_epoch(request.inputs)):
+        site_date = source_date_epoch(request.inputs)
+        with dated(site_date):
             report, digest = _write_and_build(
-                settings, analysis, output, reporter, settled, meaning, request.site_url
+                settings, analysis, output, reporter, settled, meaning, request.site_url, site_date
             )
         if settled is not None and request.address_record is not None:
             record = next_record(settled, *_addresses_and_notes(digest))
@@ -374,6 +375,7 @@ def _write_and_build(
     settled: SettledPapers | None = None,
     meaning: _MeaningInputs | None = None,
     site_url: str | None = None,
+    site_date: int | None = None,
 ) -> tuple[DocsWriteReport, Digest]:
     """Render, stage and build. When the paper map is still being laid out and there is a site to
     build, MkDocs builds it meanwhile, with the files that hold map positions as empty placeholders
@@ -386,6 +388,7 @@ def _write_and_build(
             RenderOptions(
                 papers_per_list_page=settings.papers_per_list_page,
                 site_url=site_url or configured_site_url(settings.resolve(settings.mkdocs_config)),
+                site_date=site_date,
             ),
             templates_override=override if override.is_dir() else None,
         )

@@ -174,7 +174,8 @@ def _feed_papers(count: int) -> list[Paper]:
 def test_feed_is_valid_atom_with_the_newest_papers_first(fake_embedder) -> None:
     digest = _digest(fake_embedder, _feed_papers(60))
     urls = [f"papers/{p.entry.slug}/" for p in digest.papers]
-    text = atom_feed(digest, urls)
+    site_date = 1_733_011_200  # 2024-12-01
+    text = atom_feed(digest, urls, site_date)
 
     root = ElementTree.fromstring(text.encode("utf-8"))
     tag = lambda name: f"{{{ATOM}}}{name}"  # noqa: E731
@@ -195,13 +196,19 @@ def test_feed_is_valid_atom_with_the_newest_papers_first(fake_embedder) -> None:
     parsed = feedparser.parse(text)
     assert not parsed.bozo, parsed.get("bozo_exception")
     assert parsed.version == "atom10"
-    years = [int(e.updated[:4]) for e in parsed.entries]
+    given = [e for e in parsed.entries if e.link not in {urls[i] for i in range(60) if i % 4 == 1}]
+    years = [int(e.updated[:4]) for e in given]
     assert years == sorted(years, reverse=True)  # newest first
-    in_2024 = [e.link for e in parsed.entries if e.updated.startswith("2024")]
+    in_2024 = [e.link for e in given if e.updated.startswith("2024-01-01")]
     assert in_2024 == [urls[i] for i in range(60) if i % 4 == 2]  # input order within a year
+    # A paper without a year is dated by the site (when it was given), never 1970, and comes last.
+    undated = [e for e in parsed.entries if e not in given]
+    assert undated and parsed.entries[-len(undated) :] == undated
+    assert {e.updated for e in undated} == {"2024-12-01T00:00:00Z"}
+    assert root.findtext(tag("updated")) == "2024-12-01T00:00:00Z"  # the newest entry's
     hostile = next(e for e in parsed.entries if e.link == urls[2])
     assert hostile.title == "Paper 2 <b>bold</b> & co"  # text, the control character gone
-    assert atom_feed(digest, urls) == text  # the same feed from the same papers
+    assert atom_feed(digest, urls, site_date) == text  # the same feed from the same papers
 
 
 @settings(max_examples=60, deadline=None)
@@ -211,7 +218,7 @@ def test_feed_holds_any_text(title: str, author: str, abstract: str) -> None:
 
     paper = _paper(title=title, authors=(author,) if author.strip() else (), abstract=abstract or "x")
     digest = Digest(title, [AnalysedPaper(TitledPaper(paper, title, False, "x"))], "model")
-    root = ElementTree.fromstring(atom_feed(digest, ["papers/x/"]).encode("utf-8"))
+    root = ElementTree.fromstring(atom_feed(digest, ["papers/x/"], 0).encode("utf-8"))
     assert len(root.findall(f"{{{ATOM}}}entry")) == 1
 
 

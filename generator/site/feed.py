@@ -4,13 +4,15 @@ Papers are ordered by the year the input gives, newest first, and within a year 
 input order; the newest ``FEED_SIZE`` are kept. Links are relative to the feed (a feed
 reader resolves them against the feed's address; the finishing stage adds ``xml:base`` when the site's
 address is known). An input gives no date finer than the year, so an entry's ``updated`` is 1 January
-of its year, or the Unix epoch without one: the feed stays the same from build to build of the same
-papers.
+of its year. A paper without a year is dated by the site (``generator.site.source_date``: the newest
+change to the inputs), when it was last given to the digest: a feed reader then shows when it
+arrived, not 1 January 1970, and the feed stays the same from build to build of the same papers.
 """
 
 from __future__ import annotations
 
 import re
+import time
 import uuid
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
@@ -24,15 +26,16 @@ FEED_SIZE = 50
 ATOM = "http://www.w3.org/2005/Atom"
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 """Characters XML 1.0 cannot hold at all, not even escaped."""
-_EPOCH = "1970-01-01T00:00:00Z"
 
 
 def xml_text(text: str) -> str:
     return _NOT_XML.sub("", text)
 
 
-def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
-    """The feed of ``digest``; ``urls`` are the papers' page addresses relative to the site root."""
+def atom_feed(digest: Digest, urls: Sequence[str], site_date: int) -> str:
+    """The feed of ``digest``; ``urls`` are the papers' page addresses relative to the site root;
+    ``site_date`` (seconds since 1970) dates the papers without a year."""
+    site_updated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(site_date))
     order = sorted(range(len(digest.papers)), key=lambda i: (-(digest.papers[i].entry.paper.year or 0), i))
     order = order[:FEED_SIZE]
     ElementTree.register_namespace("", ATOM)
@@ -50,7 +53,9 @@ def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
     child(feed, "id", namespace.urn)
     child(feed, "link", rel="alternate", type="text/html", href="./")
     child(feed, "link", rel="self", type="application/atom+xml", href=FEED_NAME)
-    updated = max((_updated(digest.papers[i].entry.paper.year) for i in order), default=_EPOCH)
+    updated = max(
+        (_updated(digest.papers[i].entry.paper.year, site_updated) for i in order), default=site_updated
+    )
     child(feed, "updated", updated)
     # Atom needs an author for every entry: the feed's stands in for papers that name none.
     child(child(feed, "author"), "name", digest.name)
@@ -62,7 +67,7 @@ def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
         child(entry, "title", " ".join(xml_text(readable_title(paper.entry.title)).split()), type="text")
         child(entry, "link", rel="alternate", type="text/html", href=urls[index])
         child(entry, "id", uuid.uuid5(namespace, source.id).urn)
-        child(entry, "updated", _updated(source.year))
+        child(entry, "updated", _updated(source.year, site_updated))
         for name in source.authors:
             child(child(entry, "author"), "name", name)
         for keyword in [k.text for k in paper.keywords]:
@@ -72,5 +77,5 @@ def atom_feed(digest: Digest, urls: Sequence[str]) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"
 
 
-def _updated(year: int | None) -> str:
-    return f"{year:04d}-01-01T00:00:00Z" if year and 0 < year < 10000 else _EPOCH
+def _updated(year: int | None, site_updated: str) -> str:
+    return f"{year:04d}-01-01T00:00:00Z" if year and 0 < year < 10000 else site_updated

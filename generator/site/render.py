@@ -16,9 +16,10 @@ import json
 import math
 import posixpath
 import re
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +222,10 @@ class RenderOptions:
     papers_per_list_page: int = 100
     site_url: str | None = None
     """Where the site is served (MkDocs' ``site_url``): papers.bib links each paper's page by it."""
+    site_date: int | None = field(default=None, repr=False)
+    """The site's date, seconds since 1970 (``generator.site.source_date``): the feed dates a paper
+    without a year by it. ``None``: today. Out of the ``repr`` that keys every page: it keys the feed
+    alone, so a new date re-renders no page."""
 
 
 class PageRenderer:
@@ -253,6 +258,11 @@ class PageRenderer:
         self.environment.filters["title_meta"] = lambda value: Markup(
             json.dumps(html.escape(str(value), quote=False), ensure_ascii=True)
         )
+
+    def _site_date(self) -> int:
+        if self.options.site_date is not None:
+            return self.options.site_date
+        return int(time.time()) // 86400 * 86400  # today, from midnight: the same all day
 
     def site_path(self, markdown_path: str) -> str:
         """The URL path (relative to the site root) that MkDocs gives a Markdown file."""
@@ -294,11 +304,14 @@ class PageRenderer:
             ),
         }
 
-    def _whole_digest_file(self, digest_key: str | None, path: str, render: Callable[[], str]) -> LazyFile:
-        """A file made from all of the digest: keyed by the digest's own key, when there is one."""
+    def _whole_digest_file(
+        self, digest_key: str | None, path: str, render: Callable[[], str], also_keyed_by: object = None
+    ) -> LazyFile:
+        """A file made from all of the digest: keyed by the digest's own key, when there is one (and
+        by ``also_keyed_by``, what else it reads)."""
         if digest_key is None:
             return LazyFile(key=None, render=render)
-        return LazyFile(key=_hashed((self._templates_key(), digest_key, path)), render=render)
+        return LazyFile(key=_hashed((self._templates_key(), digest_key, path, also_keyed_by)), render=render)
 
     def render_pages(self, digest: Digest) -> dict[str, str]:
         """The Markdown pages; no page shows a map position."""
@@ -447,7 +460,10 @@ class PageRenderer:
             digest_key, EXPLORE_DATA, lambda: self.explore_data(digest, paper_paths, keyword_papers)
         )
         files[FEED_NAME] = self._whole_digest_file(
-            digest_key, FEED_NAME, lambda: atom_feed(digest, [self.site_path(p) for p in paper_paths])
+            digest_key,
+            FEED_NAME,
+            lambda: atom_feed(digest, [self.site_path(p) for p in paper_paths], self._site_date()),
+            also_keyed_by=self._site_date(),
         )
         files[BIBTEX_EXPORT_NAME] = self._whole_digest_file(
             digest_key, BIBTEX_EXPORT_NAME, lambda: self.export_bibtex(digest, paper_paths)
