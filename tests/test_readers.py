@@ -209,6 +209,13 @@ def test_papers_bib_keys_stay_put_when_papers_are_added() -> None:
     assert bibtex_key(paper) == bibtex_key(TitledPaper(FIXTURE[0], FIXTURE[0].title or "", False, "other"))
     assert bibtex_key(paper).startswith("holl2024differentiable-")
     assert bibtex_key(paper) != bibtex_key(TitledPaper(FIXTURE[1], FIXTURE[1].title or "", False, "s"))
+    # A derived title changes with the derivation (a sentence added to the abstract, a new version):
+    # the key of an untitled paper does not follow it.
+    untitled = replace(FIXTURE[0], title=None)
+    derived = [
+        bibtex_key(TitledPaper(untitled, title, True, "slug")) for title in ("Role of X", "TestBench: Y")
+    ]
+    assert derived[0] == derived[1] and derived[0].startswith("holl2024-")
     entry = bibtex_entry(paper, url="https://digest.example/papers/x/")
     assert "author = {Holl, Philipp and Thuerey, Nils}" in entry
     assert "digest-url = {https://digest.example/papers/x/}" in entry

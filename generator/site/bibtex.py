@@ -224,9 +224,12 @@ def _reads_back(written: str, von: str, last: str, jr: str, first: str) -> bool:
 
 def bibtex_key(paper: TitledPaper) -> str:
     """A citation key that stays put: first author's last name, year, first title word, and the six
-    hex digits of the paper id's hash that its page address also ends with (so keys are unique)."""
+    hex digits of the paper id's hash that its page address also ends with (so keys are unique). A
+    title Paper Digest derived gives no word: it changes as the derivation does, and a key that
+    changed would break every document citing it."""
     name = slugify(paper.paper.authors[0].split()[-1], separator="") if paper.paper.authors else ""
-    words = [w for w in slugify(strip_markup(paper.title)).split("-") if w not in _TITLE_STOPWORDS]
+    title = "" if paper.title_was_derived else strip_markup(paper.title)
+    words = [w for w in slugify(title).split("-") if w not in _TITLE_STOPWORDS]
     year = str(paper.paper.year) if paper.paper.year else ""
     stem = f"{name}{year}{words[0] if words else ''}" or "paper"
     return f"{stem}-{hashlib.sha256(paper.paper.id.encode('utf-8')).hexdigest()[:6]}"
