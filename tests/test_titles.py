@@ -507,6 +507,19 @@ def test_an_object_without_its_verb_is_no_candidate() -> None:
     assert not any(t.lower().startswith("state-of-the-art accuracy") for t in texts)  # a claim
 
 
+def test_a_phrase_a_negation_opens_is_no_candidate() -> None:
+    # Alone, what follows "less" or "without" says the opposite of the abstract ("Toxic models")
+    abstract = (
+        "AurA lowers the activations of toxic neurons, making it an effective method for deploying safer "
+        "and less toxic models. It works without any labeled toxicity data and not only reduces toxic "
+        "generation but also keeps perplexity."
+    )
+    texts = [c.text.lower() for c in title_candidates(hide_math(abstract)[0])[0]]
+    assert "effective method" in texts
+    assert not any(t.startswith(("toxic models", "labeled toxicity data")) for t in texts)
+    assert any(t.startswith("toxic generation") or "toxic generation" in t for t in texts)  # "not only"
+
+
 @pytest.mark.parametrize(
     ("verb", "phrase", "title"),
     [

@@ -355,6 +355,10 @@ _DETERMINERS = frozenset(
 )
 
 
+_NEGATING = frozenset({"not", "no", "without", "never", "neither", "nor", "less", "least", "fewer"})
+_NOT_NEGATING = frozenset({"only", "just", "merely", "necessarily", "longer"})
+
+
 def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
     """Noun-phrase-like runs: words between verbs, function words (bar a few connectors) and
     punctuation, e.g. "tail bounds for martingale mixtures"; each with the verb it is the object of
@@ -364,6 +368,9 @@ def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
     runs: list[list[str]] = [[]]
     verbs: list[str | None] = [None]
     verb: str | None = None
+    negated: set[int] = set()
+    """Runs a negation or a lesser degree opens ("safer and less toxic models", "without labels"):
+    alone, the run says the opposite of the sentence ("Toxic models")."""
     for token in _TOKEN.findall(sentence):
         word = token.lower().strip(",;:.()\"'“”")
         if "(" in token or ")" in token or "?" in token:
@@ -377,6 +384,12 @@ def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
                 verb = word
             elif word not in _DETERMINERS or runs[-1]:
                 verb = None
+            if word in _NEGATING:
+                negated.add(len(runs))
+            elif word in _NOT_NEGATING:  # "not only X but also Y" says X
+                negated.discard(len(runs) - 1)
+            elif len(runs) - 1 in negated and not runs[-1]:
+                negated.add(len(runs))  # "without any labels": the negation reaches past "any"
             runs.append([])
             verbs.append(verb)
             continue
@@ -386,7 +399,9 @@ def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
             verb = None
             verbs.append(verb)
     phrases = []
-    for run, verb in zip(runs, verbs, strict=True):
+    for index, (run, verb) in enumerate(zip(runs, verbs, strict=True)):
+        if index in negated:
+            continue
         if run and run[0].lower() in _CONNECTORS:
             verb = None  # "used for X": X is no object of "used"
         while run and run[0].lower() in _CONNECTORS:
