@@ -507,6 +507,26 @@ def test_an_object_without_its_verb_is_no_candidate() -> None:
     assert not any(t.lower().startswith("state-of-the-art accuracy") for t in texts)  # a claim
 
 
+def test_an_opening_keeps_the_verb_the_paper_sets_out_to_do() -> None:
+    # "we propose to maximize AUC via …": "AUC via …" is the object with its verb dropped
+    abstract = (
+        "Directly solving a minimax problem cannot achieve satisfactory AUC. To address this issue, we "
+        "propose to maximize AUC via optimizing a federated multi-level compositional minimax problem."
+    )
+    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    assert "Maximizing AUC via optimizing a federated multi-level compositional minimax problem" in texts
+    assert not any(t.startswith("AUC via") for t in texts)
+    # past an adverb; and a light verb whose -ing form titles do not open with leaves its object
+    abstract = (
+        "Existing methods ignore the skeleton. We propose to explicitly encode anatomical constraints by "
+        "modeling their skeletons. We propose to perform optimization within the data manifold using "
+        "diffusion models."
+    )
+    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    assert "Encoding anatomical constraints by modeling their skeletons" in texts
+    assert "Optimization within the data manifold using diffusion models" in texts
+
+
 def test_a_phrase_a_negation_opens_is_no_candidate() -> None:
     # Alone, what follows "less" or "without" says the opposite of the abstract ("Toxic models")
     abstract = (

@@ -120,7 +120,7 @@ _WHAT_WE_DO = re.compile(
     r"(?:investigate|study|examine|explore|analy[sz]e|address|tackle|consider|revisit|characteri[sz]e|"
     r"initiate the study of|focus on|propose|present|introduce|develop|provide|establish|derive|"
     r"build|design|describe|report on|formali[sz]e)(?:e?s)?\s+"
-    r"(?:and \w+\s+|to (?!(?:" + _WH_WORDS + r")\b)[a-z]+\s+)?"
+    r"(?:and \w+\s+|to (?!(?:" + _WH_WORDS + r")\b)(?P<to_verb>[a-z]+)\s+)?"
     r"(?P<rest>.+)",
     re.I,
 )
@@ -187,8 +187,10 @@ _SIGN_ONLY = re.compile(
 """A formula that is only a sign or relation ("$<$", "$\\leq$"): a title cannot end on it."""
 
 
-def _opening_phrase(sentence: str) -> str:
-    """The first sentence without its lead-in: "In many settings, X …" -> "X …"."""
+def _opening_phrase(sentence: str) -> tuple[str, str | None]:
+    """The first sentence without its lead-in: "In many settings, X …" -> "X …"; and the verb whose
+    object that leaves, when the lead-in ends with one ("We propose to maximize AUC via …": "maximize",
+    whose object "AUC via …" is no title without it)."""
     sentence = _OPENING_FILLER.sub("", sentence)
     lead_in = re.match(
         r"(?:in|for|with|while|although|though|despite|as|since|when|given|over|recently)\b[^,]{0,80},\s+",
@@ -204,8 +206,18 @@ def _opening_phrase(sentence: str) -> str:
     # "We give the first tester-learner for …", "This work focuses on …": what the paper does
     self_subject = _SELF_SUBJECT.match(sentence)
     if self_subject and len(sentence) - self_subject.end() >= 20:
-        sentence = sentence[self_subject.end() :]
-    return sentence
+        return _past_adverb(sentence[self_subject.end() :], self_subject.group("to_verb"))
+    return sentence, None
+
+
+def _past_adverb(rest: str, verb: str | None) -> tuple[str, str | None]:
+    """The object and its verb, the verb read past an adverb ("to fully parametrize CNNs …"; "to
+    apply X" is a verb in -ly)."""
+    from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
+
+    if verb is not None and _ly_adverb(verb.lower()) and verb.lower() not in VERBS:
+        verb, _, rest = rest.partition(" ")
+    return rest, verb or None
 
 
 # "We are interested in …", "We do not assume …": no verb of doing, so the sentence is not cut.
@@ -215,7 +227,7 @@ _AUXILIARIES = (
 _SELF_SUBJECT = re.compile(
     r"(?:we|this (?:paper|work|study|article)|our (?:paper|work|study))\s+"
     r"(?:\w+ly\s+|first\s+|also\s+|here\s+)?(?!(?:" + _AUXILIARIES + r")\b)[a-z]+\s+"
-    r"(?:(?:on|that|to (?!(?:" + _WH_WORDS + r")\b)[a-z]+)\s+)?",
+    r"(?:(?:on|that|to (?!(?:" + _WH_WORDS + r")\b)(?P<to_verb>[a-z]+))\s+)?",
     re.I,
 )
 

@@ -550,11 +550,13 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
         if spelled_out and spelled_out.lower() not in description.lower():
             found += _variants(spelled_out, "named", -1)
     for index, sentence in enumerate(sentences):
-        opening = grammar._opening_phrase(sentence)
-        found += _variants(opening, "opening", index)
+        # "we propose to maximize AUC via …": "Maximizing AUC via …" where titles open with the gerund
+        opening, verb = grammar._opening_phrase(sentence)
+        found += _variants(acted_on(verb, opening) or opening, "opening", index)
         match = grammar._WHAT_WE_DO.search(sentence)
         if match and not match.group("rest").lower().startswith(grammar._NOT_A_TOPIC):
-            found += _variants(match.group("rest"), "we_do", index)
+            rest, verb = grammar._past_adverb(match.group("rest"), match.group("to_verb"))
+            found += _variants(acted_on(verb, rest) or rest, "we_do", index)  # "we aim to learn X"
         pieces = _PIECE_BREAK.split(sentence)
         for piece in pieces[1:]:
             subject_verb = _SUBJECT_VERB.match(piece.strip())
