@@ -527,6 +527,24 @@ def test_an_opening_keeps_the_verb_the_paper_sets_out_to_do() -> None:
     assert "Optimization within the data manifold using diffusion models" in texts
 
 
+def test_a_pair_half_said_stops_short_and_a_claim_is_no_gerund() -> None:
+    abstract = (
+        "In this paper, we aim to learn associations between visual attributes of fonts and the verbal "
+        "context of the texts they are typically applied to."
+    )
+    assert stops_short("Associations between visual attributes of fonts", abstract)
+    assert not stops_short("Associations between visual attributes of fonts and verbal context", abstract)
+    # "between two …" is whole, and "and study" joins another clause
+    abstract = "We consider a student-teacher framework between two LLM agents and study when to intervene."
+    assert not stops_short("A student-teacher framework between two LLM agents", abstract)
+    assert stops_short(
+        "A student-teacher framework between the teacher",
+        abstract.replace("two LLM agents", "the teacher and the student"),
+    )
+    assert acted_on("explain", "that interactive concepts involving more input variables") is None
+    assert acted_on("explain", "interactive concepts") == "explaining interactive concepts"
+
+
 def test_a_phrase_a_negation_opens_is_no_candidate() -> None:
     # Alone, what follows "less" or "without" says the opposite of the abstract ("Toxic models")
     abstract = (

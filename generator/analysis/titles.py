@@ -173,6 +173,12 @@ def stops_short(candidate: str, plain: str) -> bool:
         return False  # reworded ("Name: A …"): nothing to compare with
     usage = title_usage()
     last = words[-1].strip(",;:()\"'").lower()
+    # "the optimal transport distance between the observed dynamics [and …]": a pair half said; and
+    # "between visual attributes of fonts", whole by itself, where the abstract goes on "and the verbal
+    # context" (not "and study …": a verb after "and" joins clauses)
+    lowered = [w.strip(",;:()\"'").lower() for w in words]
+    partners = _open_pairs(lowered)
+    between_open = "between" in lowered and "and" not in lowered[lowered.index("between") :]
 
     def goes_on(start: int, end: int) -> bool:
         following = _NEXT_WORD.match(plain, end)
@@ -181,6 +187,8 @@ def stops_short(candidate: str, plain: str) -> bool:
         word = following.group(1).lower()
         if (
             word == "of"
+            or word in partners
+            or (word == "and" and between_open and _joins_a_noun_phrase(plain, following.end(1)))
             or usage.is_compound(last, word)
             # the verb agrees with the sentence's subject, which may come before the candidate
             # ("Agents trained with curriculum learning generalize")
@@ -194,6 +202,17 @@ def stops_short(candidate: str, plain: str) -> bool:
         return word not in VERBS
 
     return all(goes_on(use.start(), use.end()) for use in uses)
+
+
+def _joins_a_noun_phrase(plain: str, position: int) -> bool:
+    """Whether the word after ``position`` opens a noun phrase: no verb, no -ing form."""
+    from generator.analysis.keyphrases.wordlists import VERBS
+
+    following = _NEXT_WORD.match(plain, position)
+    if following is None:
+        return False
+    word = following.group(1).lower()
+    return word not in VERBS and not word.endswith("ing") and not is_verb(word)
 
 
 _CLAUSE_OPENERS = frozenset(
@@ -275,17 +294,26 @@ def left_unfinished(candidate: str) -> bool:
         return True
     if re.fullmatch(grammar._AUXILIARIES, first) and not candidate.rstrip().endswith("?"):
         return True  # "Be incorporated into …": an auxiliary opens a title only as a question
+    return bool(_open_pairs(words))
+
+
+def _open_pairs(words: Sequence[str]) -> set[str]:
+    """The second halves a phrase's pairs still need (lower-case ``words``): "and" of "the distance
+    between the generative distribution"; "between" is whole before a plural or a number ("between
+    modalities", "between two …")."""
+    needed = set()
     for position, word in enumerate(words):
         partner = _PAIRED.get(word)
         if partner is None or partner in words[position + 1 :]:
             continue
-        if word != "between":
-            return True
-        # "between" is whole before a plural or a number ("between modalities", "between two …")
         rest = list(itertools.takewhile(lambda w: w not in _CONNECTORS, words[position + 1 :]))
-        if not rest or not (rest[-1].endswith("s") or any(w in _QUANTIFIERS for w in rest)):
-            return True
-    return False
+        if (
+            word != "between"
+            or not rest
+            or not (rest[-1].endswith("s") or any(w in _QUANTIFIERS for w in rest))
+        ):
+            needed.add(partner)
+    return needed
 
 
 # What opens a verb's object or complement: "Involves the …", "Requires that …", "Involves constructing …"
@@ -426,6 +454,8 @@ def acted_on(verb: str | None, phrase: str) -> str | None:
     for the object alone is a fragment with its verb dropped ("The bias in X")."""
     if verb is None:
         return phrase
+    if phrase.lower().startswith("that "):
+        return None  # "explain that X holds": a claim, whose gerund ("Explaining that …") is no title
     verb = verb.lower()
     base = _ing_base(verb) if verb.endswith("ing") else base_form(verb)
     if names_the_work(base) or verb.endswith("ed") or verb in _PARTICIPLES:
