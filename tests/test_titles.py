@@ -417,6 +417,8 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Both fast skimming", True),
         ("The gap between skimming and reading", False),
         ("Alignment between modalities", False),  # "between" a plural is whole
+        ("Lithography, transferring chip design masks", True),  # the aside of a subject
+        ("Rescaling, thinning or complementing", False),  # a list
         ("The distance between two readers", False),
         ("Towards faster skimming of long documents", False),  # titles open with "Towards"
         ("On the skimming of long documents", False),
