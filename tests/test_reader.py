@@ -211,6 +211,24 @@ def test_feed_is_valid_atom_with_the_newest_papers_first(fake_embedder) -> None:
     assert atom_feed(digest, urls, site_date) == text  # the same feed from the same papers
 
 
+def test_the_renderer_dates_the_feed_by_the_site_date(fake_embedder) -> None:
+    from generator.site.render import PageRenderer, RenderOptions
+
+    digest = _digest(fake_embedder, _feed_papers(8))
+    dated = PageRenderer(RenderOptions(site_date=1_733_011_200)).page_files(digest, "a-digest-key")
+    feed = dated[FEED_NAME]
+    assert "<updated>2024-12-01T00:00:00Z</updated>" in feed.render()
+    # the date keys the feed alone: another date renders the feed again, and no page
+    other = PageRenderer(RenderOptions(site_date=1_733_097_600)).page_files(digest, "a-digest-key")
+    assert other[FEED_NAME].key != feed.key
+    changed = [
+        p
+        for p in dated
+        if p != FEED_NAME and getattr(dated[p], "key", dated[p]) != getattr(other[p], "key", other[p])
+    ]
+    assert changed == []
+
+
 @settings(max_examples=60, deadline=None)
 @given(title=st.text(min_size=1, max_size=60), author=st.text(max_size=20), abstract=st.text(max_size=200))
 def test_feed_holds_any_text(title: str, author: str, abstract: str) -> None:

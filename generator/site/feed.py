@@ -5,8 +5,10 @@ input order; the newest ``FEED_SIZE`` are kept. Links are relative to the feed (
 reader resolves them against the feed's address; the finishing stage adds ``xml:base`` when the site's
 address is known). An input gives no date finer than the year, so an entry's ``updated`` is 1 January
 of its year. A paper without a year is dated by the site (``generator.site.source_date``: the newest
-change to the inputs), when it was last given to the digest: a feed reader then shows when it
-arrived, not 1 January 1970, and the feed stays the same from build to build of the same papers.
+change to any input, so never before the paper was given, though a later change to another input
+dates it again): a feed reader shows a date near when it arrived, not 1 January 1970, and the same
+inputs give the same feed. Papers without a year still come after those with one, so the newest
+``FEED_SIZE`` are those whose year says they are.
 """
 
 from __future__ import annotations

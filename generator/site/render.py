@@ -459,11 +459,12 @@ class PageRenderer:
         files[EXPLORE_DATA] = self._whole_digest_file(
             digest_key, EXPLORE_DATA, lambda: self.explore_data(digest, paper_paths, keyword_papers)
         )
+        site_date = self._site_date()  # once: the key and the feed it names agree
         files[FEED_NAME] = self._whole_digest_file(
             digest_key,
             FEED_NAME,
-            lambda: atom_feed(digest, [self.site_path(p) for p in paper_paths], self._site_date()),
-            also_keyed_by=self._site_date(),
+            lambda: atom_feed(digest, [self.site_path(p) for p in paper_paths], site_date),
+            also_keyed_by=site_date,
         )
         files[BIBTEX_EXPORT_NAME] = self._whole_digest_file(
             digest_key, BIBTEX_EXPORT_NAME, lambda: self.export_bibtex(digest, paper_paths)
