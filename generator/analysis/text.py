@@ -211,13 +211,24 @@ def _opening_phrase(sentence: str) -> tuple[str, str | None]:
 
 
 def _past_adverb(rest: str, verb: str | None) -> tuple[str, str | None]:
-    """The object and its verb, the verb read past an adverb ("to fully parametrize CNNs …"; "to
-    apply X" is a verb in -ly)."""
+    """The object and the verb after "to" ("we propose to maximize X": X, "maximize"), the verb read
+    past an adverb ("to fully parametrize X"); ``(rest, None)`` when the word after "to" is no verb
+    ("contributes to model interpretability", "responds to recent criticism")."""
     from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
+    from generator.analysis.title_usage import title_usage
 
-    if verb is not None and _ly_adverb(verb.lower()) and verb.lower() not in VERBS:
-        verb, _, rest = rest.partition(" ")
-    return rest, verb or None
+    def a_verb(word: str) -> bool:
+        return word in VERBS or word in title_usage().verbs
+
+    if verb is None:
+        return rest, None
+    verb = verb.lower()
+    if _ly_adverb(verb) and not a_verb(verb):  # "apply" and "supply" are verbs in -ly
+        following, _, after = rest.partition(" ")
+        if a_verb(following.lower()) and after:
+            return after, following.lower()
+        return rest, None
+    return (rest, verb) if a_verb(verb) else (rest, None)
 
 
 # "We are interested in …", "We do not assume …": no verb of doing, so the sentence is not cut.

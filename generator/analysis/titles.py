@@ -178,7 +178,12 @@ def stops_short(candidate: str, plain: str) -> bool:
     # context" (not "and study …": a verb after "and" joins clauses)
     lowered = [w.strip(",;:()\"'").lower() for w in words]
     partners = _open_pairs(lowered)
-    between_open = "between" in lowered and "and" not in lowered[lowered.index("between") :]
+    after_between = lowered[lowered.index("between") + 1 :] if "between" in lowered else None
+    between_open = (
+        after_between is not None
+        and "and" not in after_between
+        and not any(w in _QUANTIFIERS for w in after_between)  # "between two variables" is whole
+    )
 
     def goes_on(start: int, end: int) -> bool:
         following = _NEXT_WORD.match(plain, end)
@@ -205,14 +210,17 @@ def stops_short(candidate: str, plain: str) -> bool:
 
 
 def _joins_a_noun_phrase(plain: str, position: int) -> bool:
-    """Whether the word after ``position`` opens a noun phrase: no verb, no -ing form."""
-    from generator.analysis.keyphrases.wordlists import VERBS
+    """Whether the word after ``position`` opens a noun phrase: a determiner or a content word, no
+    verb, no -ing form ("and the verbal context", not "and then derive", "and study")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS
 
     following = _NEXT_WORD.match(plain, position)
     if following is None:
         return False
     word = following.group(1).lower()
-    return word not in VERBS and not word.endswith("ing") and not is_verb(word)
+    if word in FUNCTION_WORDS:
+        return word in _DETERMINERS
+    return not word.endswith("ing") and not is_verb(word)
 
 
 _CLAUSE_OPENERS = frozenset(
@@ -235,7 +243,7 @@ _QUANTIFIERS = frozenset({"two", "three", "four", "pairs", "multiple", "several"
 _PAIRED = {"between": "and", "both": "and", "either": "or", "neither": "nor"}
 
 
-_PARTICIPLE_ASIDE = re.compile(r"^[^,:]+, [a-z]+ing\b(?!.*\b(?:and|or)\b)")
+_PARTICIPLE_ASIDE = re.compile(r"^[^,:]+, (?P<participle>[a-z]+ing)\b(?!.*\b(?:and|or)\s+[a-z]+ing\b)")
 """A noun and, after a comma, a participle that is no list's ("Lithography, transferring …"): the
 aside of a sentence's subject. 2 of scale_50k's and the development sets' 57,041 real titles have
 this shape ("…, using Control Lyapunov Functions"); lists do ("Rescaling, thinning or complementing")."""
@@ -261,7 +269,9 @@ def left_unfinished(candidate: str) -> bool:
         return True  # "(AAAI'19) that message-passing …": an aside or a citation opens no title
     if candidate.count("(") != candidate.count(")") or candidate.count("[") != candidate.count("]"):
         return True  # "… multiplication conjecture [Brand": cut inside a bracket
-    if _PARTICIPLE_ASIDE.search(candidate):
+    aside = _PARTICIPLE_ASIDE.search(candidate)
+    participle = aside.group("participle") if aside else ""
+    if aside and (participle in title_usage().gerund_openings or is_verb(_ing_base(participle))):
         return True  # "Lithography, transferring chip design masks [to the wafer, is …]": an aside
     words = [w.strip(",;:()\"'“”").lower() for w in candidate.split()]
     words = [w for w in words if w]
@@ -391,8 +401,11 @@ _DETERMINERS = frozenset(
 )
 
 
-_NEGATING = frozenset({"not", "no", "without", "never", "neither", "nor", "less", "least", "fewer"})
-_NOT_NEGATING = frozenset({"only", "just", "merely", "necessarily", "longer"})
+_NEGATING = frozenset({"not", "no", "without", "never", "neither", "nor", "less", "least", "fewer", "cannot"})
+"""Words that negate, or lessen, the noun phrase right after them. A negated verb ("does not require
+labeled data") leaves its object as a phrase: the object is no claim of its own. "not only X" keeps
+X: "only" breaks the run, and the negation reaches past articles only."""
+_NEGATION_REACHES_PAST = frozenset({"a", "an", "the", "any", "such", "single"})
 
 
 def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
@@ -404,11 +417,13 @@ def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
     runs: list[list[str]] = [[]]
     verbs: list[str | None] = [None]
     verb: str | None = None
+    # Runs a negation or a lesser degree opens ("safer and less toxic models", "without labels"):
+    # alone, the run says the opposite of the sentence ("Toxic models").
     negated: set[int] = set()
-    """Runs a negation or a lesser degree opens ("safer and less toxic models", "without labels"):
-    alone, the run says the opposite of the sentence ("Toxic models")."""
+    previous = ""
     for token in _TOKEN.findall(sentence):
         word = token.lower().strip(",;:.()\"'“”")
+        word_before, previous = previous, word
         if "(" in token or ")" in token or "?" in token:
             runs.append([])  # an aside or a question is no part of a noun phrase
             verb = None
@@ -420,12 +435,10 @@ def _phrase_runs(sentence: str) -> list[tuple[str, str | None]]:
                 verb = word
             elif word not in _DETERMINERS or runs[-1]:
                 verb = None
-            if word in _NEGATING:
+            if word in _NEGATING and not (word == "least" and word_before == "at"):
                 negated.add(len(runs))
-            elif word in _NOT_NEGATING:  # "not only X but also Y" says X
-                negated.discard(len(runs) - 1)
-            elif len(runs) - 1 in negated and not runs[-1]:
-                negated.add(len(runs))  # "without any labels": the negation reaches past "any"
+            elif len(runs) - 1 in negated and not runs[-1] and word in _NEGATION_REACHES_PAST:
+                negated.add(len(runs))  # "without any labels" (not "not all X", not past a verb)
             runs.append([])
             verbs.append(verb)
             continue
@@ -573,6 +586,17 @@ def _gerund_phrases(sentence: str) -> list[str]:
     ]
 
 
+def _done_or_object(verb: str | None, phrase: str) -> str:
+    """What the paper sets out to do ("we propose to maximize X": "Maximizing X", ``acted_on``), else
+    the object alone, as the lead-in cut leaves it: a verb whose gerund titles do not open with is
+    mostly a light one, whose object is the work ("we propose to perform optimization within the
+    data manifold"). Not a that-clause: "that transformers learn …" is a claim ("" makes nothing)."""
+    done = acted_on(verb, phrase)
+    if done is not None:
+        return done
+    return "" if verb is not None and phrase.lower().startswith("that ") else phrase
+
+
 def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     """Candidate titles of an abstract (plain text) and the name of the method it introduces."""
     sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
@@ -590,11 +614,11 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     for index, sentence in enumerate(sentences):
         # "we propose to maximize AUC via …": "Maximizing AUC via …" where titles open with the gerund
         opening, verb = grammar._opening_phrase(sentence)
-        found += _variants(acted_on(verb, opening) or opening, "opening", index)
+        found += _variants(_done_or_object(verb, opening), "opening", index)
         match = grammar._WHAT_WE_DO.search(sentence)
         if match and not match.group("rest").lower().startswith(grammar._NOT_A_TOPIC):
             rest, verb = grammar._past_adverb(match.group("rest"), match.group("to_verb"))
-            found += _variants(acted_on(verb, rest) or rest, "we_do", index)  # "we aim to learn X"
+            found += _variants(_done_or_object(verb, rest), "we_do", index)  # "we aim to learn X"
         pieces = _PIECE_BREAK.split(sentence)
         for piece in pieces[1:]:
             subject_verb = _SUBJECT_VERB.match(piece.strip())
