@@ -591,10 +591,9 @@ def _done_or_object(verb: str | None, phrase: str) -> str:
     the object alone, as the lead-in cut leaves it: a verb whose gerund titles do not open with is
     mostly a light one, whose object is the work ("we propose to perform optimization within the
     data manifold"). Not a that-clause: "that transformers learn …" is a claim ("" makes nothing)."""
-    done = acted_on(verb, phrase)
-    if done is not None:
-        return done
-    return "" if verb is not None and phrase.lower().startswith("that ") else phrase
+    if verb is not None and phrase.lower().startswith("that "):
+        return ""
+    return acted_on(verb, phrase) or phrase
 
 
 def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
