@@ -159,6 +159,9 @@ def test_background_statements_are_recognised(title: str, background: bool) -> N
         ("SkimNet outperforms", True),
         ("Skimming", False),
         ("The SkimNet reader for long documents", False),
+        # an adverb between the subject and its verb
+        ("Distances between skimmed documents closely match reading times", True),
+        ("Readers that often skim long documents", False),
     ],
 )
 def test_a_sentence_is_no_title(phrase: str, sentence: bool) -> None:
@@ -444,6 +447,8 @@ def test_a_name_given_in_passing_leads_its_description(description: str, name: s
         ("Paragraph features extracted", True),  # no title ends "extracted" (learned, 300+ abstracts)
         ("Discards irrelevant paragraphs of long documents", True),  # a third-person verb opens no title
         ("Discarding irrelevant paragraphs of long documents", False),
+        ("Even in regular skimming readers", True),  # an adverbial, not a noun phrase
+        ("Even faster skimming of long documents", False),  # "even" before an adjective opens titles
     ],
 )
 def test_a_phrase_left_unfinished_is_no_title(candidate: str, unfinished: bool) -> None:

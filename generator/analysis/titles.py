@@ -103,11 +103,26 @@ def is_verb(word: str) -> bool:
     return word in learned or (_finite_form(word) and base_form(word) in learned)
 
 
+_FOCUSING = frozenset(
+    {"even", "only", "also", "just", "still", "especially", "particularly", "mainly", "mostly", "largely",
+     "often", "always", "usually", "typically", "generally"}
+)  # fmt: skip
+"""Adverbs that stand before what they focus on: "… even in regular networks", "… still gains …"."""
+
+
+def _adverb(word: str) -> bool:
+    from generator.analysis.keyphrases.wordlists import LY_NOUNS
+
+    word = word.lower()
+    return word in _FOCUSING or (word.endswith("ly") and word not in LY_NOUNS and not is_verb(word))
+
+
 def reads_as_a_sentence(plain: str) -> bool:
     """Grammar, not taste: a title is a noun phrase, so not one that opens with a pronoun, a negation
     or a conjunction ("This brittleness …", "Not put at risk …"), nor a subject and its verb ("MGit
-    introduces …", "A-BAD-BO uses …"), nor a participle clause ("Simulated by …")."""
-    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, LY_NOUNS, VERBS
+    introduces …", "A-BAD-BO uses …", "… embeddings closely match …"), nor a participle clause
+    ("Simulated by …")."""
+    from generator.analysis.keyphrases.wordlists import FUNCTION_WORDS, VERBS
 
     words = [w.strip(",;:") for w in plain.split()]
     if not words:
@@ -117,8 +132,10 @@ def reads_as_a_sentence(plain: str) -> bool:
     for position in range(1, len(words)):
         before, word = words[position - 1], words[position]
         following = words[position + 1 :]
-        if following and following[0].lower().endswith("ly") and following[0].lower() not in LY_NOUNS:
+        if following and _adverb(following[0]):
             following = following[1:]  # "… models give nearly identical errors": an adverb between
+        if position > 1 and _adverb(before):
+            before = words[position - 2]  # "… embeddings closely match …": an adverb before the verb
         after = following[0] if following else ""
         verb, subject = word.lower(), before.lower()
         if not is_verb(verb) or verb.endswith(("ing", "ed")):
@@ -255,7 +272,8 @@ def left_unfinished(candidate: str) -> bool:
     open titles is learned, ``title_usage``), nor with an auxiliary unless it asks a question, nor
     with an aside in brackets (nor is it cut inside one), nor with a bare verb and its object
     ("Design adaptive models") or a verb form titles do not open with ("Outperforming prior
-    methods"), and a pair's first half is not left without its second
+    methods"), nor with an adverb before a function word titles do not open with ("Even in regular
+    networks"), and a pair's first half is not left without its second
     ("The distance between the generative distribution" [and the data]; "between the two models" and
     "between modalities" are whole)."""
     from generator.analysis.keyphrases.wordlists import (
@@ -310,6 +328,8 @@ def left_unfinished(candidate: str) -> bool:
         return True  # "Uses selective sampling to …", "Outperforming prior methods …": a sentence's piece
     if first in FUNCTION_WORDS and not title_usage().opens_titles(first):
         return True
+    if first in _FOCUSING and second in FUNCTION_WORDS and not title_usage().opens_titles(second):
+        return True  # "Even in regular transformer networks": an adverbial, not a noun phrase
     if re.fullmatch(grammar._AUXILIARIES, first) and not candidate.rstrip().endswith("?"):
         return True  # "Be incorporated into …": an auxiliary opens a title only as a question
     return bool(_open_pairs(words))
