@@ -397,6 +397,9 @@ def test_context_rates_rate_a_names_context_by_its_words() -> None:
         ("A hierarchical reader, SkimNet", "SkimNet", "SkimNet: A hierarchical reader"),
         ("A reader called SkimNet (Skimming Network)", "SkimNet", "SkimNet: Skimming Network"),
         ("A reader named Skimming Network (SkimNet)", "SkimNet", "SkimNet: Skimming Network"),
+        # what the name stands for is its description; a purpose is not
+        ("SkimNet for Skimming Neural Networks", "SkimNet", "SkimNet: Skimming Neural Networks"),
+        ("SkimNet for Long Documents", "SkimNet", "SkimNet for Long Documents"),
         # a name after a clause that is not the noun it names stays where it is
         (
             "Unlike other readers of documents, SkimNet",

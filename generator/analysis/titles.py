@@ -1859,6 +1859,10 @@ def _name_set_aside(description: str, name: str, forms: tuple[str, ...]) -> str 
         rf"\s*\((?:{_NAMING}\s+)?(?:{written})\)",
         rf",?\s+{_NAMING}\s+(?:{written})(?:\s*\((?P<spelled>[^()]*)\))?(?![\w-])",
     ]
+    # "CARTE for Context Aware Representation of Table Entries": what the name stands for
+    stands_for = re.match(rf"{written}\s+(?:stands\s+|short\s+)?for\s+(?P<long>[A-Z].{{5,}})$", description)
+    if stands_for and grammar._spells(stands_for.group("long").split(), name):
+        return stands_for.group("long")
     if re.match(r"(?:a|an|the)\s", description, re.I):
         # an apposition after the noun it names: "A dataset, IIRC, with …" (not "Unlike X, Name")
         asides.append(rf",\s+(?:{written})(?:\s*\([^()]*\))?\s*(?:,|$)")
