@@ -400,6 +400,7 @@ def test_context_rates_rate_a_names_context_by_its_words() -> None:
         # what the name stands for is its description; a purpose is not
         ("SkimNet for Skimming Neural Networks", "SkimNet", "SkimNet: Skimming Neural Networks"),
         ("SkimNet for Long Documents", "SkimNet", "SkimNet for Long Documents"),
+        ("Skimmer for Short Documents", "Skimmer", "Skimmer for Short Documents"),  # one capital spells none
         # a name after a clause that is not the noun it names stays where it is
         (
             "Unlike other readers of documents, SkimNet",

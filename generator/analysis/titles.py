@@ -1861,7 +1861,9 @@ def _name_set_aside(description: str, name: str, forms: tuple[str, ...]) -> str 
     ]
     # "CARTE for Context Aware Representation of Table Entries": what the name stands for
     stands_for = re.match(rf"{written}\s+(?:stands\s+|short\s+)?for\s+(?P<long>[A-Z].{{5,}})$", description)
-    if stands_for and grammar._spells(stands_for.group("long").split(), name):
+    # (two capitals at least: "Flextron for Fast inference" spells nothing)
+    spelled = stands_for and sum(c.isupper() for c in name) >= 2
+    if spelled and grammar._spells(stands_for.group("long").split(), name):
         return stands_for.group("long")
     if re.match(r"(?:a|an|the)\s", description, re.I):
         # an apposition after the noun it names: "A dataset, IIRC, with …" (not "Unlike X, Name")
