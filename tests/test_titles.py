@@ -195,6 +195,11 @@ def test_titles_are_deterministic_and_math_survives() -> None:
     assert "$p$" in derive_title(abstract) or "zqmath" not in derive_title(abstract)
 
 
+def _candidate_texts(abstract: str) -> list[str]:
+    """The texts of an abstract's candidate titles."""
+    return [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+
+
 def _candidate(abstract: str, name: str):
     plain, _ = hide_math(abstract)
     found = {c.name: c for c in name_candidates(plain, name_marks(abstract))}
@@ -500,7 +505,7 @@ def test_what_the_paper_does_with_something_is_a_gerund_candidate() -> None:
         "Reading long documents is slow. We propose SkimNet, a reader for long documents, and use "
         "the structure of the documents to skip paragraphs. We demonstrate the speed of SkimNet."
     )
-    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = _candidate_texts(abstract)
     assert "Using the structure of the documents to skip paragraphs" in texts
     assert not any(t.startswith(("Proposing", "Demonstrating")) for t in texts)
 
@@ -511,7 +516,7 @@ def test_an_object_without_its_verb_is_no_candidate() -> None:
         "Long document readers are biased. SkimNet reduces the bias of readers on long documents, "
         "and we achieve state-of-the-art accuracy on skimming benchmarks."
     )
-    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = _candidate_texts(abstract)
     assert (
         "Reducing the bias of readers on long documents" in texts
         or "Reducing bias of readers on long documents" in texts
@@ -526,7 +531,7 @@ def test_an_opening_keeps_the_verb_the_paper_sets_out_to_do() -> None:
         "Directly solving a minimax problem cannot achieve satisfactory AUC. To address this issue, we "
         "propose to maximize AUC via optimizing a federated multi-level compositional minimax problem."
     )
-    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = _candidate_texts(abstract)
     assert "Maximizing AUC via optimizing a federated multi-level compositional minimax problem" in texts
     assert not any(t.startswith("AUC via") for t in texts)
     # past an adverb; and a light verb whose -ing form titles do not open with leaves its object
@@ -535,7 +540,7 @@ def test_an_opening_keeps_the_verb_the_paper_sets_out_to_do() -> None:
         "modeling their skeletons. We propose to perform optimization within the data manifold using "
         "diffusion models."
     )
-    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = _candidate_texts(abstract)
     assert "Encoding anatomical constraints by modeling their skeletons" in texts
     assert "Optimization within the data manifold using diffusion models" in texts
     # "to" before a noun is no verb's; a that-clause is a claim
@@ -543,7 +548,7 @@ def test_an_opening_keeps_the_verb_the_paper_sets_out_to_do() -> None:
         "This paper contributes to model interpretability research for large language models. We aim to "
         "show that transformers learn in-context linear regression with gradient descent."
     )
-    texts = [c.text for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = _candidate_texts(abstract)
     assert not any(t.startswith("Modeling interpretability") for t in texts)
     assert not any(t.lower().startswith(("that transformers", "showing that")) for t in texts)
 
@@ -582,7 +587,7 @@ def test_a_phrase_a_negation_opens_is_no_candidate() -> None:
         "and less toxic models. It works without any labeled toxicity data and not only reduces toxic "
         "generation but also keeps perplexity."
     )
-    texts = [c.text.lower() for c in title_candidates(hide_math(abstract)[0])[0]]
+    texts = [t.lower() for t in _candidate_texts(abstract)]
     assert "effective method" in texts
     assert not any(t.startswith(("toxic models", "labeled toxicity data")) for t in texts)
     second = "It works without labels and not only reduces toxic generation but also keeps perplexity."

@@ -210,25 +210,27 @@ def _opening_phrase(sentence: str) -> tuple[str, str | None]:
     return sentence, None
 
 
+def _a_verb(word: str) -> bool:
+    """A verb's base form: the hand list's or one learned from how abstracts use words."""
+    from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
+    from generator.analysis.title_usage import title_usage
+
+    return word in VERBS or word in title_usage().verbs
+
+
 def _past_adverb(rest: str, verb: str | None) -> tuple[str, str | None]:
     """The object and the verb after "to" ("we propose to maximize X": X, "maximize"), the verb read
     past an adverb ("to fully parametrize X"); ``(rest, None)`` when the word after "to" is no verb
     ("contributes to model interpretability", "responds to recent criticism")."""
-    from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
-    from generator.analysis.title_usage import title_usage
-
-    def a_verb(word: str) -> bool:
-        return word in VERBS or word in title_usage().verbs
-
     if verb is None:
         return rest, None
     verb = verb.lower()
-    if _ly_adverb(verb) and not a_verb(verb):  # "apply" and "supply" are verbs in -ly
+    if _ly_adverb(verb) and not _a_verb(verb):  # "apply" and "supply" are verbs in -ly
         following, _, after = rest.partition(" ")
-        if a_verb(following.lower()) and after:
+        if _a_verb(following.lower()) and after:
             return after, following.lower()
         return rest, None
-    return (rest, verb) if a_verb(verb) else (rest, None)
+    return (rest, verb) if _a_verb(verb) else (rest, None)
 
 
 # "We are interested in …", "We do not assume …": no verb of doing, so the sentence is not cut.

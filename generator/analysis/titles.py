@@ -487,6 +487,11 @@ _PARTICIPLES = frozenset(
 )  # fmt: skip
 
 
+def _a_claim(phrase: str) -> bool:
+    """A that-clause: what a verb says holds ("that transformers learn …"), not what it acts on."""
+    return phrase.lower().startswith("that ")
+
+
 def acted_on(verb: str | None, phrase: str) -> str | None:
     """A phrase as a title, given the verb it is the object of: as it stands when there is none, when
     the verb names the work ("we propose X": X) or is a participle ("the proposed X"); else what the
@@ -495,7 +500,7 @@ def acted_on(verb: str | None, phrase: str) -> str | None:
     for the object alone is a fragment with its verb dropped ("The bias in X")."""
     if verb is None:
         return phrase
-    if phrase.lower().startswith("that "):
+    if _a_claim(phrase):
         return None  # "explain that X holds": a claim, whose gerund ("Explaining that …") is no title
     verb = verb.lower()
     base = _ing_base(verb) if verb.endswith("ing") else base_form(verb)
@@ -611,7 +616,7 @@ def _done_or_object(verb: str | None, phrase: str) -> str:
     the object alone, as the lead-in cut leaves it: a verb whose gerund titles do not open with is
     mostly a light one, whose object is the work ("we propose to perform optimization within the
     data manifold"). Not a that-clause: "that transformers learn …" is a claim ("" makes nothing)."""
-    if verb is not None and phrase.lower().startswith("that "):
+    if verb is not None and _a_claim(phrase):
         return ""
     return acted_on(verb, phrase) or phrase
 
