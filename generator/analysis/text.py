@@ -353,8 +353,8 @@ def _spelled_out(name: str, abstract: str) -> str | None:
     first one (at most a few more words back than the acronym has capitals) that starts with the
     acronym's first letter."""
     capitals = sum(c.isupper() for c in name)
-    if capitals < 2 or not re.fullmatch(r"[A-Za-z0-9-]+", name):
-        return None
+    if capitals < 2 or not re.fullmatch(r"[A-Za-z0-9-]+", name) or f"({name})" not in abstract:
+        return None  # the literal test first: the search below tries up to 12 words at every word
     match = re.search(r"((?:[^\s()]+\s+){1,12})\(" + re.escape(name) + r"\)", abstract)
     if not match:
         return None
