@@ -125,7 +125,9 @@ def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple
                 spelling = candidates.spellings[keys[j]]
                 if any(repeats(spelling, other) for _, _, other, _, _ in listed):
                     continue
-                own = keywords_module._own_name(spelling, keys[j], candidates.papers_using[keys[j]], stats)
+                own = keywords_module._own_name(
+                    spelling, own_candidates[keys[j]], candidates.papers_using[keys[j]], stats
+                )
                 row = np.concatenate([rows[j], [totals[j], len(listed)]])
                 listed.append((row, totals[j], spelling, verdicts[entry.paper.id].get(spelling), own))
                 if len(listed) == STRAY_DEPTH:

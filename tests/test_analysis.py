@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from generator.analysis.keywords import (
     FIELD_DEFINITIONS,
     MIN_KEYWORDS,
     MIN_SCORE,
+    OWN_NAME_FLOOR,
     Candidates,
     _own_name,
     _pick,
@@ -418,7 +420,10 @@ def test_stored_candidates_spare_extracting_all_but_new_or_edited_abstracts(tmp_
     assert first == expected and len(first.extracted.new) == len(abstracts)
     stored = CandidateStore(open_cache(tmp_path)).known()
     for abstract, title in zip(abstracts, titles, strict=True):  # stored as extracted
-        assert stored[candidate_key(abstract, title)] == abstract_candidates(abstract, title)
+        key = candidate_key(abstract, title)
+        assert stored[key] == first.extracted.new[key]
+        unrated = {k: replace(c, own_odds=None) for k, c in stored[key].items()}
+        assert unrated == abstract_candidates(abstract, title), "the name detector's odds added only"
     again = stored_candidates(tmp_path, abstracts, titles)
     assert again.per_paper == expected.per_paper and again.extracted.new == {}
 
@@ -441,12 +446,13 @@ def test_candidate_store_never_trusts_a_bad_row(tmp_path: Path) -> None:
     key, data = database.execute(
         "SELECT key, data FROM entries WHERE kind = 'keyphrase candidates'"
     ).fetchone()
-    rows = json.loads(data)
-    rows[0][2] = "three"  # a count that is not a number
-    with database:
-        database.execute("UPDATE entries SET data = ? WHERE key = ?", (json.dumps(rows).encode(), key))
-    found = stored_candidates(tmp_path, abstracts, titles)
-    assert found.per_paper == expected and list(found.extracted.new) == [key]
+    for field, bad in ((2, "three"), (11, "likely"), (11, True)):  # a count, odds that are not numbers
+        rows = json.loads(data)
+        rows[0][field] = bad
+        with database:
+            database.execute("UPDATE entries SET data = ? WHERE key = ?", (json.dumps(rows).encode(), key))
+        found = stored_candidates(tmp_path, abstracts, titles)
+        assert found.per_paper == expected and list(found.extracted.new) == [key]
 
     for change in ("UPDATE entries SET data = x'00ff'", "UPDATE entries SET code = 'other code'"):
         with database:
@@ -661,11 +667,38 @@ def test_a_paper_shows_fewer_keywords_rather_than_weak_ones() -> None:
 
 def test_a_paper_s_own_name_is_one_the_digest_and_the_field_do_not_use() -> None:
     stats = word_stats()
-    assert _own_name("EmotionAttack", "emotionattack", 1, stats)
-    assert not _own_name("EmotionAttack", "emotionattack", 2, stats), "another paper uses it"
-    assert not _own_name("AI", "ai", 1, stats) and not _own_name("CLIP", "clip", 1, stats), "the field's"
-    assert not _own_name("ML conference", "ml conference", 1, stats), "a phrase, not a name"
-    assert not _own_name("emotion", "emotion", 1, stats), "not written as a name"
+
+    def name(form: str, own_odds: float | None = 0.0) -> Candidate:
+        return Candidate(canonical_key(form), form, 2, 0.1, len(form.split()), own_odds=own_odds)
+
+    assert _own_name("EmotionAttack", name("EmotionAttack"), 1, stats)
+    assert not _own_name("EmotionAttack", name("EmotionAttack"), 2, stats), "another paper uses it"
+    assert not _own_name("AI", name("AI"), 1, stats), "the field's"
+    assert not _own_name("CLIP", name("CLIP"), 1, stats), "the field's"
+    assert not _own_name("ML conference", name("ML conference"), 1, stats), "a phrase, not a name"
+    assert not _own_name("emotion", name("emotion"), 1, stats), "not written as a name"
+    below = name("EmotionAttack", OWN_NAME_FLOOR - 0.01)
+    assert not _own_name("EmotionAttack", below, 1, stats), "the name detector: one the paper only uses"
+    assert not _own_name("EmotionAttack", name("EmotionAttack", None), 1, stats), "no name to the detector"
+
+
+def test_the_name_detector_tells_a_paper_s_own_name_from_a_place_it_mentions() -> None:
+    """The title name detector's odds reach the keyword candidates (and the cache with them): a name
+    the abstract proposes is its own, a place in a list is not."""
+    abstracts = [
+        "Governments worldwide seek to regulate AI systems. In this position paper, we survey policy "
+        "documents published by public-sector institutions in the EU, US, and China to highlight gaps "
+        "between the technical requirements of proposed policy actions and the state of the art.",
+        "Large language models respond to emotional stimuli. We propose EmotionAttack, a method that "
+        "injects emotional prompts to impair model performance. EmotionAttack reduces accuracy on "
+        "eight tasks, and our analysis shows that EmotionAttack transfers across models.",
+    ]
+    found = find_candidates(abstracts, [None, None], 5)
+    place, own = found.per_paper[0]["eu"], found.per_paper[1]["emotionattack"]
+    assert place.own_odds is not None and place.own_odds < OWN_NAME_FLOOR
+    assert own.own_odds is not None and own.own_odds >= OWN_NAME_FLOOR
+    assert found.extracted.new[candidate_key(abstracts[1], None)]["emotionattack"] == own, "cached as read"
+    assert all(c.own_odds is None for c in found.per_paper[1].values() if c.key != "emotionattack")
 
 
 def test_the_ranker_prefers_what_makes_a_keyword() -> None:

@@ -59,6 +59,7 @@ from generator.analysis.keyphrases.ranker import (
     paper_features,
     word_stats,
 )
+from generator.analysis.titles import TitleModel, own_name_odds
 from generator.model import Keyword
 from generator.progress import Advance
 
@@ -81,6 +82,12 @@ them STRAY, ``ranker.StrayModel``). NeurIPS 2023 2-fold F1@5 at
 list, and is where the reader's strays sat (ICML 2024, blind rubric: 9 of the 26 STRAY were second
 keywords below ``MIN_SCORE``: "machine learning", "lower bound", "gradient descent"); one, then only
 what the evidence carries."""
+
+OWN_NAME_FLOOR = -4.5
+"""A name the title name detector rates below this log-odds is not the paper's own: it is never shown
+past the stray model as one (``_own_name``). The highest floor below which the real titles of each
+development set name it in at most 2 % of cases, the detector held out (its fold models: NeurIPS
+2023 0.5 %, NLP 1.4 %, CVPR 2019 1.3 %; at -4: 0.5 / 1.6 / 2.2 %); ``benchmarks/own_name_floor.py``."""
 
 
 Value = TypeVar("Value")
@@ -124,13 +131,16 @@ def find_candidates(
     abstracts' candidates found before (by ``candidate_key``): those abstracts are not read again."""
     keys = [candidate_key(abstract, title) for abstract, title in zip(abstracts, titles, strict=True)]
     known = known if known is not None else {}
-    per_paper: list[dict[str, Candidate]] = []
+    stats = word_stats()
+    have = [known.get(key) for key in keys]
     extracted: dict[str, dict[str, Candidate]] = {}
-    for key, abstract, title in zip(keys, abstracts, titles, strict=True):
-        candidates = known.get(key)
-        if candidates is None:
-            candidates = extracted[key] = abstract_candidates(abstract, title)
-        per_paper.append(candidates)
+    abstract_of: dict[str, str] = {}
+    for key, abstract, title, candidates in zip(keys, abstracts, titles, have, strict=True):
+        if candidates is None and key not in extracted:
+            extracted[key] = abstract_candidates(abstract, title)
+            abstract_of[key] = abstract
+    extracted = with_own_odds(extracted, abstract_of, stats)
+    per_paper = [had if had is not None else extracted[key] for key, had in zip(keys, have, strict=True)]
     found = NewEntries(extracted, tuple(keys))
     per_paper = resolve_acronyms(per_paper)
     papers_using: Counter[str] = Counter()
@@ -138,7 +148,6 @@ def find_candidates(
         # Abstracts only, as the ranker learned it (training hides titles): a phrase only a title
         # uses is no phrase the digest's papers share.
         papers_using.update(key for key, candidate in candidates.items() if candidate.count)
-    stats = word_stats()
     lone = lone or lone_words()
     hidden = digest_hidden(per_paper, papers_using, stats)
     to_embed: set[str] = set()
@@ -158,6 +167,42 @@ def find_candidates(
         # Keywords that repeat one another are never shown together: count the distinct ones.
         to_embed.update(supported if _distinct(supported, candidates, top_n) >= top_n else showable)
     return Candidates(per_paper, corpus_spellings(per_paper), papers_using, sorted(to_embed), found, hidden)
+
+
+_SHORT_FORM = re.compile(r"\(([^()]+)\)$")
+
+
+def may_be_own_name(candidate: Candidate, stats: WordStats) -> bool:
+    """A name of one word ("EmotionAttack", "QuIP", "CARTE", "EU") that the field's 50,000 abstracts
+    hardly know (fewer than ``MIN_USES``): not "AI", "ML" or "CLIP". Whether it is the paper's own,
+    or a dataset, baseline or place it only mentions, the name detector says (``_own_name``)."""
+    form, uses = candidate.form, stats.counts.get(candidate.key, (0,))[0]
+    return " " not in form and is_acronym(form) and uses < MIN_USES
+
+
+def with_own_odds(
+    found: dict[str, dict[str, Candidate]],
+    abstracts: Mapping[str, str],
+    stats: WordStats,
+    model: TitleModel | None = None,
+) -> dict[str, dict[str, Candidate]]:
+    """``found`` (candidates by abstract key) with the title name detector's odds on each name
+    (``Candidate.own_odds``; ``model``: the shipped title model by default), for the abstracts that
+    have one; read once per abstract, cached with its candidates."""
+    named = [key for key, here in found.items() if any(may_be_own_name(c, stats) for c in here.values())]
+    rated = dict(found)
+    for key, by_name in zip(named, own_name_odds([abstracts[key] for key in named], model), strict=True):
+        by_key: dict[str, float] = {}
+        for name, odds in by_name.items():
+            # "IntCEMs" is the keyword "IntCEM"; "Masked Image Residual Learning (MIRL)" rates "MIRL"
+            for form in (name, *_SHORT_FORM.findall(name)):
+                name_key = canonical_key(form)
+                by_key[name_key] = max(odds, by_key.get(name_key, -np.inf))
+        rated[key] = {
+            k: replace(c, own_odds=by_key.get(k)) if may_be_own_name(c, stats) else c
+            for k, c in found[key].items()
+        }
+    return rated
 
 
 def digest_hidden(
@@ -469,9 +514,14 @@ def choose_keywords(
             key=lambda item: (-item[0], item[1]),
         )
         own = {
-            candidates.spellings[key]
+            spelling
             for key in keys
-            if _own_name(candidates.spellings[key], key, candidates.papers_using[key], stats)
+            if _own_name(
+                spelling := candidates.spellings[key],
+                paper_candidates[key],
+                candidates.papers_using[key],
+                stats,
+            )
         }
         if stray_model is not None:
             scored = _shown_by_readers(scored, paper_rows, stray_model, own)
@@ -505,15 +555,17 @@ def _shown_by_readers(
     return [item for item, o in zip(distinct, odds, strict=True) if o < strays.threshold or item[1] in own]
 
 
-def _own_name(spelling: str, key: str, papers_using: int, stats: WordStats) -> bool:
-    """A name of one word ("EmotionAttack", "QuIP", "CARTE") that no other paper of the digest uses
-    and the field's 50,000 abstracts hardly know (fewer than ``MIN_USES``): the paper's own, not "AI",
-    "ML" or "CLIP"."""
+def _own_name(spelling: str, candidate: Candidate, papers_using: int, stats: WordStats) -> bool:
+    """A name of one word that no other paper of the digest uses (``may_be_own_name``) and that the
+    title name detector rates as the paper's own at least at ``OWN_NAME_FLOOR``: "EmotionAttack",
+    "QuIP#", not "EU" of "institutions in the EU, US, and China" nor a baseline it compares with."""
     return (
         " " not in spelling
         and is_acronym(spelling)
         and papers_using <= 1
-        and stats.counts.get(key, (0,))[0] < MIN_USES
+        and may_be_own_name(candidate, stats)
+        and candidate.own_odds is not None
+        and candidate.own_odds >= OWN_NAME_FLOOR
     )
 
 

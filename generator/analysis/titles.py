@@ -625,9 +625,7 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     """Candidate titles of an abstract (plain text) and the name of the method it introduces."""
     sentences = split_sentences(plain)[:MAX_SENTENCES] or [plain]
     found: list[TitleCandidate] = []
-    named = next((n for s in sentences if (n := grammar._named_contribution(s))), None)
-    if named is None:
-        named = grammar._name_given_anywhere(plain)
+    named = named_contribution(plain, sentences)
     name = named[0] if named else None
     if named and named[1]:
         description = named[1]
@@ -660,6 +658,13 @@ def title_candidates(plain: str) -> tuple[list[TitleCandidate], str | None]:
     for candidate in found:
         unique.setdefault(candidate.text.lower(), candidate)
     return list(unique.values()), name
+
+
+def named_contribution(plain: str, sentences: Sequence[str]) -> tuple[str, str | None] | None:
+    """The name of the method an abstract introduces and its description, if the naming rules find
+    one (in its first ``sentences``, else anywhere in it)."""
+    named = next((n for s in sentences if (n := grammar._named_contribution(s))), None)
+    return named if named is not None else grammar._name_given_anywhere(plain)
 
 
 def abstract_facts(
@@ -1581,20 +1586,7 @@ def rank_candidates(
     names = [name_candidates(plain, mark) for plain, mark in zip(plains, marks, strict=True)]
     made = [title_candidates(plain) for plain in plains]
     chances = word_chances(plains, [rules_name for _, rules_name in made], model)
-    name_scores = _predict_each(
-        model.names,
-        [
-            name_features(
-                found,
-                model.abstracts_using,
-                chance,
-                [name_contexts(plain, c) for c in found],
-                model.name_context,
-            )
-            for plain, found, chance in zip(plains, names, chances, strict=True)
-        ],
-        len(NAME_FEATURES),
-    )
+    name_scores = _rate_names(plains, names, chances, model)
     best_names = [
         likeliest_name(plain, [c.name for c in found], scores)
         for plain, found, scores in zip(plains, names, name_scores, strict=True)
@@ -1613,6 +1605,50 @@ def rank_candidates(
         for (name, name_score), candidates, features, scores in zip(
             best_names, candidate_lists, rows, title_scores, strict=True
         )
+    ]
+
+
+def _rate_names(
+    plains: Sequence[str],
+    names: Sequence[list[NameCandidate]],
+    chances: Sequence[dict[str, float]],
+    model: TitleModel,
+) -> list[np.ndarray]:
+    """Each abstract's name candidates' log-odds of being the name its real title leads with."""
+    return _predict_each(
+        model.names,
+        [
+            name_features(
+                found,
+                model.abstracts_using,
+                chance,
+                [name_contexts(plain, c) for c in found],
+                model.name_context,
+            )
+            for plain, found, chance in zip(plains, names, chances, strict=True)
+        ],
+        len(NAME_FEATURES),
+    )
+
+
+def own_name_odds(abstracts: Sequence[str], model: TitleModel | None = None) -> list[dict[str, float]]:
+    """For each abstract, every name the detector finds in it with its log-odds of being the paper's
+    own, the name a real title would lead with (the shipped ``model`` by default). The detector learned
+    from real titles which names are the paper's and which ones it only uses (a dataset, a baseline,
+    a place): keywords read it to tell a paper's own name from one it mentions."""
+    if not abstracts:
+        return []
+    model = model or shipped_model()
+    plains = [hide_math(abstract)[0] for abstract in abstracts]
+    names = [name_candidates(plain, name_marks(a)) for plain, a in zip(plains, abstracts, strict=True)]
+    rules_names = []
+    for plain in plains:
+        named = named_contribution(plain, split_sentences(plain)[:MAX_SENTENCES] or [plain])
+        rules_names.append(named[0] if named else None)
+    odds = _rate_names(plains, names, word_chances(plains, rules_names, model), model)
+    return [
+        {candidate.name: float(o) for candidate, o in zip(found, row, strict=True)}
+        for found, row in zip(names, odds, strict=True)
     ]
 
 

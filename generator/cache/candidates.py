@@ -61,7 +61,7 @@ def _encode(candidate: Candidate) -> list:
     return [
         candidate.key, candidate.form, candidate.count, candidate.first_position,
         candidate.words, candidate.defined_by_acronym, candidate.in_title, candidate.followed_by,
-        candidate.preceded_by, candidate.heads, candidate.aside,
+        candidate.preceded_by, candidate.heads, candidate.aside, candidate.own_odds,
     ]  # fmt: skip
 
 
@@ -70,14 +70,17 @@ def _decode(rows: object) -> dict[str, Candidate] | None:
         return None
     candidates = {}
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 11):
+        if not (isinstance(row, list) and len(row) == 12):
             return None
-        key, form, count, position, words, acronym, in_title, followed_by, preceded_by, heads, aside = row
+        key, form, count, position, words, acronym, in_title, followed_by, preceded_by, heads, aside, odds = (
+            row
+        )
         if not (
             isinstance(key, str) and isinstance(form, str) and isinstance(count, int)
             and isinstance(position, int | float) and isinstance(words, int)
             and isinstance(acronym, bool) and isinstance(in_title, bool) and isinstance(followed_by, str)
             and isinstance(preceded_by, str) and isinstance(heads, int) and isinstance(aside, int)
+            and (odds is None or (isinstance(odds, int | float) and not isinstance(odds, bool)))
         ):  # fmt: skip
             return None
         candidates[key] = Candidate(
@@ -92,5 +95,6 @@ def _decode(rows: object) -> dict[str, Candidate] | None:
             preceded_by,
             heads,
             aside,
+            None if odds is None else float(odds),
         )
     return candidates

@@ -84,6 +84,9 @@ class Candidate:
     aside: int = 0
     """Uses in what the paper does not claim as its own (``_aside_runs``): the background before the
     abstract first speaks of its own work, or an example or a contrast ("such as X", "unlike X")."""
+    own_odds: float | None = None
+    """For a name (``keywords.may_be_own_name``): the title name detector's log-odds that it is the
+    paper's own (``titles.own_name_odds``), None when the detector finds no such name."""
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
