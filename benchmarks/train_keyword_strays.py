@@ -98,16 +98,16 @@ def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple
         for index, entry in enumerate(entries):
             if entry.paper.id not in verdicts:
                 continue
-            own_candidates, similarity = candidates.per_paper[index], similarities[index]
+            paper_candidates, similarity = candidates.per_paper[index], similarities[index]
             keys = [
                 key
                 for key in similarity
-                if key not in candidates.hidden[index] and shows(own_candidates[key], stats, lone)
+                if key not in candidates.hidden[index] and shows(paper_candidates[key], stats, lone)
             ]
             rows = paper_features(
                 keys,
                 [similarity[k] for k in keys],
-                own_candidates,
+                paper_candidates,
                 candidates.papers_using,
                 len(entries),
                 stats,
@@ -115,8 +115,8 @@ def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple
             scores = model.scores(rows) if keys else np.zeros(0)
             totals = [
                 float(s)
-                + model.title_bonus * own_candidates[k].in_title
-                + lone.bonus(own_candidates[k], stats)
+                + model.title_bonus * paper_candidates[k].in_title
+                + lone.bonus(paper_candidates[k], stats)
                 for k, s in zip(keys, scores, strict=True)
             ]
             order = sorted(range(len(keys)), key=lambda j: (-totals[j], candidates.spellings[keys[j]]))
@@ -126,7 +126,7 @@ def judged_lists(verdicts: Verdicts, scale: Path, cache_dir: Path) -> list[tuple
                 if any(repeats(spelling, other) for _, _, other, _, _ in listed):
                     continue
                 own = keywords_module._own_name(
-                    spelling, own_candidates[keys[j]], candidates.papers_using[keys[j]], stats
+                    spelling, paper_candidates[keys[j]], candidates.papers_using[keys[j]], stats
                 )
                 row = np.concatenate([rows[j], [totals[j], len(listed)]])
                 listed.append((row, totals[j], spelling, verdicts[entry.paper.id].get(spelling), own))

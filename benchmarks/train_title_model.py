@@ -574,6 +574,9 @@ def main(argv: list[str] | None = None) -> int:
         "--scale-sample", type=int, default=SCALE_SAMPLE, help="how many scale papers (0: none)"
     )
     parser.add_argument("--held-out", help="score only this corpus held out (its file's stem)")
+    parser.add_argument(
+        "--save-folds", type=Path, help="also write each fold's model as DIR/<held-out stem>.npz"
+    )
     parser.add_argument("--no-ship", action="store_true", help="evaluate only; leave the shipped model")
     parser.add_argument(
         "--out", type=Path, default=MODEL_PATH, help="where the model goes (default: shipped)"
@@ -603,6 +606,9 @@ def main(argv: list[str] | None = None) -> int:
     for held_out, test in [(n, t) for n, t in folds if arguments.held_out in (None, n)]:
         started = time.time()
         model = train([p for name, papers in corpora.items() if name != held_out for p in papers] + extra)
+        if arguments.save_folds:  # held-out models for benchmarks that read them (own_name_floor.py)
+            arguments.save_folds.mkdir(parents=True, exist_ok=True)
+            model.save(arguments.save_folds / f"{held_out}.npz")
         ways = [("", None)]
         if arguments.verdicts:
             ways.append(("  with readers' verdicts", titles.shipped_verdicts()))

@@ -41,6 +41,7 @@ from generator.analysis.keywords import (
     choose_keywords,
     find_candidates,
     keyword_similarities,
+    odds_by_key,
     rank_keywords,
     repeats,
 )
@@ -426,6 +427,8 @@ def test_stored_candidates_spare_extracting_all_but_new_or_edited_abstracts(tmp_
         assert unrated == abstract_candidates(abstract, title), "the name detector's odds added only"
     again = stored_candidates(tmp_path, abstracts, titles)
     assert again.per_paper == expected.per_paper and again.extracted.new == {}
+    rated = [c.own_odds for paper in again.per_paper for c in paper.values() if c.own_odds is not None]
+    assert rated, "the name detector's odds come back from the store (GraphMix)"
 
     abstracts[1] += " We also release code."
     edited = stored_candidates(tmp_path, abstracts, titles)
@@ -679,7 +682,17 @@ def test_a_paper_s_own_name_is_one_the_digest_and_the_field_do_not_use() -> None
     assert not _own_name("emotion", name("emotion"), 1, stats), "not written as a name"
     below = name("EmotionAttack", OWN_NAME_FLOOR - 0.01)
     assert not _own_name("EmotionAttack", below, 1, stats), "the name detector: one the paper only uses"
+    assert _own_name("EmotionAttack", name("EmotionAttack", OWN_NAME_FLOOR), 1, stats)
     assert not _own_name("EmotionAttack", name("EmotionAttack", None), 1, stats), "no name to the detector"
+    titled = replace(below, in_title=True)
+    assert _own_name("EmotionAttack", titled, 1, stats), "the paper's given title names it"
+
+
+def test_the_detector_s_names_rate_the_keywords_they_are() -> None:
+    by_key = odds_by_key({"IntCEMs": -1.0, "Masked Image Residual Learning (MIRL)": -0.5, "MIRL": -3.0})
+    assert by_key["intcem"] == -1.0, "a plural name is its keyword"
+    assert by_key["mirl"] == -0.5, "a long form rates its short form; the better odds of the two"
+    assert canonical_key("Masked Image Residual Learning (MIRL)") in by_key
 
 
 def test_the_name_detector_tells_a_paper_s_own_name_from_a_place_it_mentions() -> None:
@@ -697,7 +710,6 @@ def test_the_name_detector_tells_a_paper_s_own_name_from_a_place_it_mentions() -
     place, own = found.per_paper[0]["eu"], found.per_paper[1]["emotionattack"]
     assert place.own_odds is not None and place.own_odds < OWN_NAME_FLOOR
     assert own.own_odds is not None and own.own_odds >= OWN_NAME_FLOOR
-    assert found.extracted.new[candidate_key(abstracts[1], None)]["emotionattack"] == own, "cached as read"
     assert all(c.own_odds is None for c in found.per_paper[1].values() if c.key != "emotionattack")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import tempfile
 from html.parser import HTMLParser
@@ -12,8 +13,10 @@ import markdown
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from generator.analysis.keyphrases import Candidate
 from generator.analysis.text import paper_slug, strip_markup
 from generator.analysis.titles import derive_title
+from generator.cache.candidates import _decode
 from generator.errors import DigestError
 from generator.site.render import html_title, markdown_literal, markdown_text, markdown_title
 from generator.sources import read_collection
@@ -194,3 +197,28 @@ def _shown(events: list[tuple]) -> list[tuple]:
     if shown and shown[-1][0] == "text":
         shown[-1] = ("text", shown[-1][1].rstrip())
     return [e for e in shown if e != ("text", "")]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=13) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=40,
+)
+VALID_ROW = ["emotionattack", "EmotionAttack", 3, 0.1, 1, False, False, "", "", 1, 0, -0.5]
+FIELD = st.sampled_from(["EU", "", None, 0, 2, 0.5, -4.5, float("nan"), float("inf"), True, False, [], {}])
+# a row the code writes with one field replaced, so that each of the decoder's field checks is reached
+ROWS = st.tuples(st.integers(0, len(VALID_ROW) - 1), FIELD).map(
+    lambda change: [[*VALID_ROW[: change[0]], change[1], *VALID_ROW[change[0] + 1 :]]]
+)
+
+
+@settings(deadline=None)
+@given(st.one_of(JSON, ROWS))
+def test_a_cached_candidate_row_is_read_whole_or_not_at_all(rows: object) -> None:
+    """A candidate row in the cache that is not what the code writes is never trusted (read as None,
+    so the abstract is extracted again), and never crashes the build."""
+    decoded = _decode(rows)
+    assert decoded is None or all(isinstance(c, Candidate) for c in decoded.values())
+    if decoded is not None:
+        odds = [c.own_odds for c in decoded.values() if c.own_odds is not None]
+        assert all(type(o) is float and math.isfinite(o) for o in odds)
