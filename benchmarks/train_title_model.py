@@ -158,8 +158,6 @@ def candidate_code() -> bytes:
         titles.object_phrases,
         titles.names_the_work,
         titles.gerund,
-        titles.base_form,
-        titles._finite_form,
         titles.typeface_word,
         hide_math,
         restore_math,

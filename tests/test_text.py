@@ -4,7 +4,15 @@ import re
 
 import pytest
 
-from generator.analysis.text import keyword_slug, paper_slug, strip_markup, unique_titles
+from generator.analysis.text import (
+    is_verb,
+    keyword_slug,
+    ly_adverb,
+    paper_slug,
+    plural_noun,
+    strip_markup,
+    unique_titles,
+)
 from generator.analysis.titles import (
     derive_title,
     hide_math,
@@ -337,3 +345,28 @@ def test_a_title_is_not_the_concession_an_abstract_opens_with() -> None:
     title = derive_title(abstract)
     assert not title.lower().startswith(("although", "though", "while", "whereas", "despite")), title
     assert any(t.startswith("Privacy filters") for t in candidate_titles(abstract))
+
+
+@pytest.mark.parametrize(
+    ("word", "adverb"),
+    [("efficiently", True), ("closely", True), ("family", False), ("anomaly", False), ("apply", False),
+     ("fly", False), ("butterfly", False)],
+)  # fmt: skip
+def test_a_word_in_ly_is_an_adverb_unless_a_noun_or_verb(word: str, adverb: bool) -> None:
+    """One test serves the title checks and the sentence cuts: "… closely match" reads past the
+    adverb, "anomaly" ends a phrase."""
+    assert ly_adverb(word) is adverb
+
+
+@pytest.mark.parametrize(
+    ("word", "plural"), [("models", True), ("graphs", True), ("physics", False), ("analysis", False),
+                         ("focus", False), ("loss", False)]
+)  # fmt: skip
+def test_a_plural_noun_by_its_ending(word: str, plural: bool) -> None:
+    assert plural_noun(word) is plural
+
+
+@pytest.mark.parametrize(("word", "verb"), [("uses", True), ("Penalize", True), ("constitutes", True),
+                                            ("graph", False), ("anomaly", False)])  # fmt: skip
+def test_a_verb_from_the_hand_list_or_learned_from_abstracts(word: str, verb: bool) -> None:
+    assert is_verb(word) is verb

@@ -155,8 +155,7 @@ _MODIFIER_COMPOUND_ENDS = frozenset(
 # Prepositions after which a gerund needs its object: "success at finding", "progress in solving".
 _BEFORE_AN_OBJECT = frozenset({"at", "in", "by", "on", "with", "from"})
 # Words in -ly are mostly adverbs ("… are widely", "… can efficiently") or adjectives ("costly"),
-# which leave a title hanging; these are nouns.
-_LY_NOUNS = frozenset({"family", "anomaly", "assembly", "supply", "monopoly", "reply", "ally", "fly"})
+# which leave a title hanging; words with these endings are nouns (``LY_NOUNS`` holds the rest).
 _LY_NOUN_ENDINGS = ("phily", "family", "assembly", "anomaly", "opoly", "butterfly")
 # Adverbs made of adjectives ("differentially", "provably", "actively", "seriously"; not "early",
 # "only", "scholarly"): the word after one is an adjective or a verb, never the noun a phrase ends with.
@@ -201,7 +200,7 @@ def _opening_phrase(sentence: str) -> tuple[str, str | None]:
         sentence = sentence[lead_in.end() :]
     # "Flexibly quantifying both … uncertainties plays …": the gerund's adverb can go, the rest fits
     adverb = re.match(r"([A-Za-z]+ly)\s+(?=[a-z]+ing\s)", sentence)
-    if adverb and adverb.group(1).lower() not in _LY_NOUNS:
+    if adverb and ly_adverb(adverb.group(1).lower()):
         sentence = _capitalise(sentence[adverb.end() :])
     # "We give the first tester-learner for …", "This work focuses on …": what the paper does
     self_subject = _SELF_SUBJECT.match(sentence)
@@ -210,12 +209,42 @@ def _opening_phrase(sentence: str) -> tuple[str, str | None]:
     return sentence, None
 
 
-def _a_verb(word: str) -> bool:
-    """A verb's base form: the hand list's or one learned from how abstracts use words."""
+def finite_form(word: str) -> bool:
+    """A verb's third-person form ("uses", "penalizes"; not "loss")."""
+    return word.endswith("s") and not word.endswith("ss")
+
+
+def plural_noun(word: str) -> bool:
+    """A plural noun's ending, lower case ("models", "graphs"; not "physics", "analysis", "focus",
+    "loss"). Plurals without one ("data", "people") are read by agreement only: in a title "Data
+    Boost" and "data set" are nouns."""
+    return finite_form(word) and not word.endswith(("ics", "is", "us"))
+
+
+def is_verb(word: str) -> bool:
+    """A verb's base or third-person form: the hand list's, or one learned from how 50,000 abstracts
+    use words ("constitutes", "overfit"; ``title_usage().verbs``)."""
     from generator.analysis.keyphrases.wordlists import VERBS  # the keyphrase package imports this module
     from generator.analysis.title_usage import title_usage
 
-    return word in VERBS or word in title_usage().verbs
+    word = word.lower()
+    if word in VERBS:
+        return True
+    learned = title_usage().verbs
+    return word in learned or (finite_form(word) and base_form(word) in learned)
+
+
+def base_form(verb: str) -> str:
+    """A verb's base form from its third-person form ("uses" -> "use", "applies" -> "apply",
+    "fixes" -> "fix"); a base form stays as it is ("set", "train", "focus")."""
+    verb = verb.lower()
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "xes", "ches", "shes")):
+        return verb[:-2]
+    if finite_form(verb) and not verb.endswith(("us", "is")):
+        return verb[:-1]
+    return verb
 
 
 def _past_adverb(rest: str, verb: str | None) -> tuple[str, str | None]:
@@ -225,12 +254,12 @@ def _past_adverb(rest: str, verb: str | None) -> tuple[str, str | None]:
     if verb is None:
         return rest, None
     verb = verb.lower()
-    if _ly_adverb(verb) and not _a_verb(verb):  # "apply" and "supply" are verbs in -ly
+    if ly_adverb(verb):  # "apply" and "supply" are verbs in -ly
         following, _, after = rest.partition(" ")
-        if _a_verb(following.lower()) and after:
+        if is_verb(following) and after:
             return after, following.lower()
         return rest, None
-    return (rest, verb) if _a_verb(verb) else (rest, None)
+    return (rest, verb) if is_verb(verb) else (rest, None)
 
 
 # "We are interested in …", "We do not assume …": no verb of doing, so the sentence is not cut.
@@ -461,7 +490,7 @@ def _hangs(words: list[str]) -> bool:
         return True  # "… and show", "… (ODEs) approximating", "… at finding" (not "for matching")
     if word.endswith("ed") and before in FUNCTION_WORDS:
         return True  # "… with Controlled"
-    if _ly_adverb(word):
+    if ly_adverb(word):
         return True  # "… can efficiently", "… is increasingly"
     if _ADVERB.search(before) and not any(c.isupper() for c in last[1:]):
         return True  # "Differentially private", "… provably efficient": an adverb modifies no noun
@@ -513,22 +542,26 @@ def noun_by_agreement(words: Sequence[str], word: str) -> bool:
     def bare(token: str) -> str:
         return token.lower().strip(",;:()\"'“”")
 
-    def plural(token: str) -> bool:
-        return (token.endswith("s") and not token.endswith(("ss", "us", "is"))) or token in _PLURALS_WITHOUT_S
-
     before = bare(words[-1])
     if not before or not before[-1].isalpha():
         return False
     if title_usage().is_compound(before, word):
         return True  # "protein design" in "Diffusion models for protein design": titles use the pair
-    adverb = _ly_adverb(before)
+    adverb = ly_adverb(before)
+
+    def plural(token: str) -> bool:
+        return plural_noun(token) or token in _PLURALS_WITHOUT_S
+
     earlier_plural = any(plural(t) and t not in FUNCTION_WORDS for t in map(bare, words[:-1]))
-    return not (plural(before) or adverb or before in FUNCTION_WORDS or before in VERBS or earlier_plural)
+    verb_or_function_word = before in FUNCTION_WORDS or before in VERBS
+    return not (plural(before) or adverb or verb_or_function_word or earlier_plural)
 
 
-def _ly_adverb(word: str) -> bool:
-    """A word in -ly that is no noun ("efficiently", not "family" or "anomaly"), lower case."""
-    return word.endswith("ly") and word not in _LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS)
+def ly_adverb(word: str) -> bool:
+    """A word in -ly that is an adverb ("efficiently"; not "family", "anomaly", "apply"), lower case."""
+    from generator.analysis.keyphrases.wordlists import LY_NOUNS  # the keyphrase package imports this module
+
+    return word.endswith("ly") and word not in LY_NOUNS and not word.endswith(_LY_NOUN_ENDINGS)
 
 
 def _modifier_word(word: str) -> bool:

@@ -29,7 +29,16 @@ import numpy as np
 from generator.analysis import text as grammar
 from generator.analysis.boosted_trees import BoostedTrees
 from generator.analysis.logistic import StandardisedLogistic
-from generator.analysis.text import MAX_TITLE_LENGTH, find_math_spans, split_sentences, strip_markup
+from generator.analysis.text import (
+    MAX_TITLE_LENGTH,
+    base_form,
+    find_math_spans,
+    finite_form,
+    is_verb,
+    plural_noun,
+    split_sentences,
+    strip_markup,
+)
 from generator.analysis.title_usage import opening_predicate, title_usage
 
 MODEL_FILE = "title_model.npz"
@@ -81,28 +90,6 @@ _NOT_A_START = frozenset(
 )  # fmt: skip
 
 
-def _plural(word: str) -> bool:
-    """A plural noun's ending ("models", "graphs"; not "physics", "analysis", "focus", "loss")."""
-    return _finite_form(word) and not word.endswith(("ics", "is", "us"))
-
-
-def _finite_form(word: str) -> bool:
-    """A verb's third-person form ("uses", "penalizes"; not "loss")."""
-    return word.endswith("s") and not word.endswith("ss")
-
-
-def is_verb(word: str) -> bool:
-    """A verb's base or third-person form: the hand list's, or one learned from how 50,000 abstracts
-    use words ("constitutes", "overfit"; ``title_usage().verbs``)."""
-    from generator.analysis.keyphrases.wordlists import VERBS
-
-    word = word.lower()
-    if word in VERBS:
-        return True
-    learned = title_usage().verbs
-    return word in learned or (_finite_form(word) and base_form(word) in learned)
-
-
 _FOCUSING = frozenset(
     {"even", "only", "also", "just", "still", "especially", "particularly", "mainly", "mostly", "largely",
      "often", "always", "usually", "typically", "generally"}
@@ -111,10 +98,8 @@ _FOCUSING = frozenset(
 
 
 def _adverb(word: str) -> bool:
-    from generator.analysis.keyphrases.wordlists import LY_NOUNS
-
     word = word.lower()
-    return word in _FOCUSING or (word.endswith("ly") and word not in LY_NOUNS and not is_verb(word))
+    return word in _FOCUSING or grammar.ly_adverb(word)
 
 
 def reads_as_a_sentence(plain: str) -> bool:
@@ -140,10 +125,10 @@ def reads_as_a_sentence(plain: str) -> bool:
         verb, subject = word.lower(), before.lower()
         if not is_verb(verb) or verb.endswith(("ing", "ed")):
             continue
-        finite = _finite_form(verb)
+        finite = finite_form(verb)
         if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
             return True  # "LESA outperforms …": a name and its verb
-        plural_subject = _plural(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
+        plural_subject = plural_noun(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
         if plural_subject and not finite and after and not title_usage().is_compound(subject, verb):
             return True  # "The swap models give nearly identical errors": a plural and its bare verb
         if after.lower() not in _OBJECT_START:
@@ -154,12 +139,12 @@ def reads_as_a_sentence(plain: str) -> bool:
             return True
     first = words[0].lower()
     second = words[1].lower() if len(words) > 1 else ""
-    finite = is_verb(second) and _finite_form(second)
+    finite = is_verb(second) and finite_form(second)
     # "Involves constructing a graph …", "Uses the …": a finite verb without its subject (a plural noun
     # that is also a verb, "Attacks on …", "Models of …", is followed by a preposition, not an object)
     bare_verb = (
         is_verb(first)
-        and _finite_form(first)
+        and finite_form(first)
         and (second in _OBJECT_START or (second.endswith("ing") and second not in _GERUND_NOUNS))
     )
     return first in _NOT_A_START or finite or bare_verb or (first.endswith("ed") and second.startswith("by"))
@@ -299,7 +284,7 @@ def left_unfinished(candidate: str) -> bool:
     if (
         first in VERBS
         and not first.endswith(("ing", "ed"))
-        and not _finite_form(first)
+        and not finite_form(first)
         and (
             second in _OBJECT_START
             or (ADJECTIVE_ENDING.search(second) and second not in ADJECTIVE_ENDING_NOUNS)
@@ -315,14 +300,14 @@ def left_unfinished(candidate: str) -> bool:
     if (
         before_last not in ("to", "")
         and candidate.rstrip(" .,;:!?\"'”)").endswith(last)  # lowercase as written: no name ("fuSE")
-        and (last in learned or (_finite_form(last) and base_form(last) in learned))
+        and (last in learned or (finite_form(last) and base_form(last) in learned))
         and not title_usage().is_compound(before_last, last)
     ):
         return True  # "Multi-group learning model formalizes": cut after its verb (learned verbs only:
         # the hand list holds nouns too, "… with provable guarantees")
     # a third-person verb opens a sentence's predicate ("Detects offensive …"); a bare one of the
     # learned verbs may be a title's imperative ("Align Your Prompts"), so only the hand list's count
-    third_person = _finite_form(first) and is_verb(first)
+    third_person = finite_form(first) and is_verb(first)
     opening_verb = (first in VERBS or third_person) and first not in title_usage().verb_openings
     if opening_verb and (not first.endswith("ing") or _ing_base(first) in title_usage().claim_verbs):
         return True  # "Uses selective sampling to …", "Outperforming prior methods …": a sentence's piece
@@ -530,19 +515,6 @@ _VERB_AND_OBJECT = re.compile(
     r"\b(?:(?P<we>we)|and)\s+(?:\w+ly\s+|also\s+|then\s+|further\s+)?(?P<verb>[a-z]+)\s+(?P<rest>[^,;:]+)",
     re.I,
 )
-
-
-def base_form(verb: str) -> str:
-    """A verb's base form from its third-person form ("uses" -> "use", "applies" -> "apply",
-    "fixes" -> "fix"); a base form stays as it is ("set", "train", "focus")."""
-    verb = verb.lower()
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if verb.endswith(("sses", "xes", "ches", "shes")):
-        return verb[:-2]
-    if _finite_form(verb) and not verb.endswith(("us", "is")):
-        return verb[:-1]
-    return verb
 
 
 def gerund(verb: str) -> str:

@@ -165,5 +165,5 @@ auxiliary adversary salary anniversary itinerary sanctuary commentary documentar
 
 LY_NOUNS = frozenset(
     "anomaly family assembly supply monopoly butterfly italy july reply ply poly only apply rely "
-    "multiply comply imply ally holy jelly belly bully".split()
+    "multiply comply imply ally fly holy jelly belly bully".split()
 )
