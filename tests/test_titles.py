@@ -818,3 +818,15 @@ def test_a_quoted_name_is_set_aside_like_a_bare_one() -> None:
     assert lead_with_name('"Neural Illumination," a new approach to lighting', "Neural Illumination") == (
         "Neural Illumination: A new approach to lighting"
     )
+
+
+def test_a_participle_after_its_noun_stops_short_without_its_complement() -> None:
+    abstract = (
+        "We study the near-future risks posed by autonomous weapons. MLQA is a benchmark intended to "
+        "spur research. Weapons posed risks."
+    )
+    assert stops_short("Near-future risks posed", abstract)
+    assert stops_short("A benchmark intended", abstract)
+    assert not stops_short("Near-future risks posed by autonomous weapons", abstract)
+    # the participle's phrase is whole where the abstract goes on with no complement
+    assert not stops_short("Weapons posed risks", abstract)

@@ -197,6 +197,9 @@ def stops_short(candidate: str, plain: str) -> bool:
             or word in partners
             or (word == "and" and between_open and _joins_a_noun_phrase(plain, following.end(1)))
             or usage.is_compound(last, word)
+            # a participle set after its noun takes the phrase that follows as its complement: "Near-
+            # future risks posed [by …]", "a benchmark intended [for …]", "(DDGAN) attempted [to …]"
+            or (last.endswith("ed") and len(words) > 1 and word in _COMPLEMENT_OPENERS)
             # the verb agrees with the sentence's subject, which may come before the candidate
             # ("Agents trained with curriculum learning generalize")
             or (word in VERBS and grammar.noun_by_agreement(_sentence_before(plain, start) + words, word))
@@ -239,6 +242,11 @@ def _sentence_before(plain: str, position: int) -> list[str]:
     return words[opener + 1 :]
 
 
+# What opens the complement a participle after its noun takes: "risks posed [by …]".
+_COMPLEMENT_OPENERS = frozenset(
+    {"by", "in", "to", "for", "on", "with", "from", "as", "at", "into", "via", "over", "under", "of",
+     "towards", "through", "against", "across", "onto", "upon"}
+)  # fmt: skip
 # "between two …", "between pairs of …", "between them": "between" many things is whole without "and"
 _QUANTIFIERS = frozenset({"two", "three", "four", "pairs", "multiple", "several", "many", "all", "them"})
 # A word that asks for a second part: "between X and Y", "both X and Y", "either X or Y".
