@@ -186,10 +186,10 @@ def test_keyword_index_paginates(fake_embedder, monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize(
     ("venue", "year", "shown"),
     [
-        ("ICML 2024", 2024, "ICML 2024"),
-        ("ICML", 2024, "ICML 2024"),
-        (None, 2024, "2024"),
-        ("NeurIPS", None, "NeurIPS"),
+        ("ICML 2024", 2024, "Venue: ICML 2024"),
+        ("ICML", 2024, "Venue: ICML 2024"),
+        (None, 2024, "Year: 2024"),  # a year alone is no venue
+        ("NeurIPS", None, "Venue: NeurIPS"),
     ],
 )
 def test_venue_line_says_the_year_once(
@@ -202,8 +202,8 @@ def test_venue_line_says_the_year_once(
     ]
     digest = _digest(fake_embedder, papers)
     page = PageRenderer().render(digest)[f"papers/{digest.papers[0].entry.slug}.md"]
-    (line,) = [line for line in page.splitlines() if line.startswith("<strong>Venue:</strong>")]
-    assert re.sub(r"<[^>]+>", "", line).strip() == f"Venue: {shown}"
+    (line,) = [line for line in page.splitlines() if line.startswith(("<strong>Venue:", "<strong>Year:"))]
+    assert re.sub(r"<[^>]+>", "", line).strip() == shown
     # Venue and year each become a link to Explore filtered by them (reader.js makes it).
     assert ("<span data-venue>" in line) == bool(venue)
 
