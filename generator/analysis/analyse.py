@@ -18,6 +18,7 @@ from generator.analysis.embed import Embedder, ProgressCallback
 from generator.analysis.explain import explain_related, keyphrase_vocabulary, similarity_scale
 from generator.analysis.fit import DigestFit, paper_key
 from generator.analysis.keyphrases import Candidate, canonical, canonical_key
+from generator.analysis.keyphrases.canonical import as_authors_write
 from generator.analysis.keyphrases.variants import group_keyword_variants
 from generator.analysis.keywords import NewEntries, choose_keywords, find_candidates, keyword_similarities
 from generator.analysis.neighbours import NeighbourState, neighbour_key, paper_neighbours
@@ -98,7 +99,9 @@ def author_keywords(paper: Paper, spellings: dict[str, str]) -> list[str]:
 
 def _spelled_author_keywords(paper: Paper, spellings: dict[str, str]) -> list[tuple[str, str]]:
     """Each of the authors' keywords as ``(the digest's spelling, as given)``."""
-    spelled = ((spellings.get(canonical_key(k), canonical(k)), k) for k in paper.author_keywords)
+    spelled = (
+        (spellings.get(canonical_key(k), as_authors_write(canonical(k))), k) for k in paper.author_keywords
+    )
     return [(form, given) for form, given in spelled if form]
 
 

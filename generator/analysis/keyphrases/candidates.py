@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from generator.analysis.keyphrases.canonical import (
     TOKEN_CACHE,
+    as_authors_write,
     canonical,
     canonical_key,
     is_acronym,
@@ -412,12 +413,13 @@ def _spelled_out(text: str, acronyms: dict[str, str], standing: frozenset[str] =
 
 def corpus_spellings(per_abstract: Iterable[dict[str, Candidate]]) -> dict[str, str]:
     """One spelling per key for the whole digest: the most common canonical form (ties: the
-    hyphenated one, then alphabetical), so ``zeroth-order`` and ``zeroth order`` agree everywhere."""
+    hyphenated one, then alphabetical), so ``zeroth-order`` and ``zeroth order`` agree everywhere,
+    with the words authors capitalise capitalised ("Bayesian", ``as_authors_write``)."""
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     for candidates in per_abstract:
         for key, candidate in candidates.items():
             votes[key][candidate.form] += 1
     return {
-        key: min(forms.items(), key=lambda item: (-item[1], "-" not in item[0], item[0]))[0]
+        key: as_authors_write(min(forms.items(), key=lambda item: (-item[1], "-" not in item[0], item[0]))[0])
         for key, forms in votes.items()
     }

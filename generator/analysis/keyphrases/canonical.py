@@ -6,9 +6,12 @@ which "Large Language Models", "large language model" and "large-language model"
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
+from importlib import resources
 
+PROPER_WORDS_FILE = "proper_words.json"
 TOKEN_CACHE = 1 << 16
 """Entries kept per memoised helper of one word: a conference has some 25,000 distinct tokens."""
 
@@ -159,3 +162,25 @@ def _key(form: str) -> str:
 def canonical_key(phrase: str) -> str:
     """The identity of a phrase: its canonical form, lowercased, hyphen, slash and space alike."""
     return _key(canonical(phrase))
+
+
+@lru_cache(maxsize=1)
+def proper_words() -> frozenset[str]:
+    """Words authors write with a capital inside a sentence ("Bayesian", "Langevin", "Monte", "Carlo";
+    learned from 50,000 abstracts by ``benchmarks/learn_proper_words.py``), lowercase."""
+    package = resources.files("generator.analysis.keyphrases")
+    return frozenset(json.loads(package.joinpath(PROPER_WORDS_FILE).read_text(encoding="utf-8"))["words"])
+
+
+def as_authors_write(form: str) -> str:
+    """A canonical form with the words authors capitalise capitalised ("bayesian neural network" ->
+    "Bayesian neural network", "kullback-leibler divergence" -> "Kullback-Leibler divergence"); only
+    the display changes: the key (``canonical_key``) is the same."""
+    proper = proper_words()
+
+    def word(token: str) -> str:
+        if is_acronym(token):
+            return token
+        return "-".join(part[:1].upper() + part[1:] if part in proper else part for part in token.split("-"))
+
+    return " ".join(word(token) for token in form.split(" "))
