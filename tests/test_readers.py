@@ -573,6 +573,22 @@ def test_arxiv_ids_links_and_categories(tmp_path: Path) -> None:
             r"a\.csv:1: columns 'Title' and 'title' both read as 'title'",
         ),
         ("a.csv", b"title,abstract\nT,caf\xe9\n", r"a\.csv:2: not valid UTF-8"),
+        # a field past Python's CSV limit, and abstracts past ours: said as what they likely mean
+        (
+            "a.csv",
+            "title,abstract\nT," + "word " * 30_000 + "\n",
+            r"a\.csv:2: .*field runs past .* a quote left open",
+        ),
+        (
+            "a.jsonl",
+            '{"abstract": "' + "word " * 5_000 + '"}\n',
+            r"a\.jsonl:1: .*limit is 20,000\); is this field not",
+        ),
+        (
+            "a.txt",
+            "Title\n\n" + "word " * 5_000 + "\n",
+            r"a\.txt:3: .*limit is 20,000\); is a blank line missing",
+        ),
     ],
 )
 def test_wrong_files_and_malformed_records_say_where_and_what(

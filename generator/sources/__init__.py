@@ -207,13 +207,18 @@ def _check_lengths(papers: Iterable[Paper], unread: UnreadRecords) -> tuple[list
     warnings = []
     for paper in papers:
         if len(paper.abstract) > MAX_ABSTRACT_CHARACTERS:
+            # only a plain-text file runs two abstracts together, when the blank line between is lost
+            cause = (
+                "is a blank line missing between abstracts, or is this not an abstract file?"
+                if READERS.get(paper.source.path.suffix.lower()) is plaintext.read
+                else "is this field not an abstract?"
+            )
             unread.note(
                 InputError(
                     paper.source.path,
                     paper.source.line,
                     f"abstract is {len(paper.abstract):,} characters long "
-                    f"(the limit is {MAX_ABSTRACT_CHARACTERS:,}); "
-                    "is a blank line missing between abstracts, or is this not an abstract file?",
+                    f"(the limit is {MAX_ABSTRACT_CHARACTERS:,}); {cause}",
                 )
             )
             continue

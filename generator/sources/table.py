@@ -412,12 +412,22 @@ def _rows(
                 start = first_line + resume + reader.line_num
             break
         except csv.Error as error:
-            problem = InputError(path, start, f"not a readable CSV row ({error})")
+            problem = InputError(path, start, f"not a readable CSV row ({_csv_problem(error)})")
             if not rows:  # the header: nothing can be read without it
                 raise problem from None
             unread.note(problem)
             resume = start - first_line + 1
     return rows
+
+
+def _csv_problem(error: csv.Error) -> str:
+    """Python's words for a CSV error, with its field limit said as what it likely means."""
+    if "field larger than field limit" in str(error):
+        return (
+            f"a field runs past {csv.field_size_limit():,} characters, far longer than any abstract: "
+            "is a quote left open?"
+        )
+    return str(error)
 
 
 class _Columns:
