@@ -828,5 +828,7 @@ def test_a_participle_after_its_noun_stops_short_without_its_complement() -> Non
     assert stops_short("Near-future risks posed", abstract)
     assert stops_short("A benchmark intended", abstract)
     assert not stops_short("Near-future risks posed by autonomous weapons", abstract)
-    # the participle's phrase is whole where the abstract goes on with no complement
-    assert not stops_short("Weapons posed risks", abstract)
+    # a noun in -eed and an adjective after "are" end their phrase before a preposition
+    abstract = "We study boosting inference speed for models, and learning when data are unlabeled in use."
+    assert not stops_short("Boosting inference speed", abstract)
+    assert not stops_short("Learning when data are unlabeled", abstract)

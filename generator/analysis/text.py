@@ -215,10 +215,10 @@ def finite_form(word: str) -> bool:
 
 
 def plural_noun(word: str) -> bool:
-    """A plural noun's ending, lower case ("models", "graphs"; not "physics", "analysis", "focus",
+    """A plural noun's ending, lower case ("models", "graphs", "metrics"; not "analysis", "focus",
     "loss"). Plurals without one ("data", "people") are read by agreement only: in a title "Data
     Boost" and "data set" are nouns."""
-    return finite_form(word) and not word.endswith(("ics", "is", "us"))
+    return finite_form(word) and not word.endswith(("is", "us"))
 
 
 def is_verb(word: str) -> bool:

@@ -128,7 +128,10 @@ def reads_as_a_sentence(plain: str) -> bool:
         finite = finite_form(verb)
         if finite and re.fullmatch(r"[A-Z][\w-]*[A-Z][\w-]*", before):
             return True  # "LESA outperforms …": a name and its verb
-        plural_subject = plural_noun(subject) and subject not in FUNCTION_WORDS and subject not in VERBS
+        # a subject in -ics may be singular ("physics", "statistics shows"): not read as a plural
+        plural_subject = (
+            plural_noun(subject) and not subject.endswith("ics") and subject not in FUNCTION_WORDS
+        ) and subject not in VERBS
         if plural_subject and not finite and after and not title_usage().is_compound(subject, verb):
             return True  # "The swap models give nearly identical errors": a plural and its bare verb
         if after.lower() not in _OBJECT_START:
@@ -199,7 +202,7 @@ def stops_short(candidate: str, plain: str) -> bool:
             or usage.is_compound(last, word)
             # a participle set after its noun takes the phrase that follows as its complement: "Near-
             # future risks posed [by …]", "a benchmark intended [for …]", "(DDGAN) attempted [to …]"
-            or (last.endswith("ed") and len(words) > 1 and word in _COMPLEMENT_OPENERS)
+            or (word in _COMPLEMENT_OPENERS and _participle_after_noun(lowered))
             # the verb agrees with the sentence's subject, which may come before the candidate
             # ("Agents trained with curriculum learning generalize")
             or (word in VERBS and grammar.noun_by_agreement(_sentence_before(plain, start) + words, word))
@@ -212,6 +215,14 @@ def stops_short(candidate: str, plain: str) -> bool:
         return word not in VERBS
 
     return all(goes_on(use.start(), use.end()) for use in uses)
+
+
+def _participle_after_noun(words: Sequence[str]) -> bool:
+    """Whether lower-case ``words`` end on a participle set after its noun ("risks posed"), not an
+    adjective after "is" or "are" ("… data are unlabeled") nor a noun in -eed ("inference speed")."""
+    if len(words) < 2 or not words[-1].endswith("ed") or words[-1].endswith("eed") or len(words[-1]) < 5:
+        return False
+    return re.fullmatch(grammar._AUXILIARIES, words[-2]) is None and words[-2] != "being"
 
 
 def _joins_a_noun_phrase(plain: str, position: int) -> bool:

@@ -164,6 +164,6 @@ auxiliary adversary salary anniversary itinerary sanctuary commentary documentar
 )
 
 LY_NOUNS = frozenset(
-    "anomaly family assembly supply monopoly butterfly italy july reply ply poly only apply rely "
+    "anomaly family assembly supply monopoly butterfly italy july reply ply poly apply rely "
     "multiply comply imply ally fly holy jelly belly bully".split()
 )
