@@ -37,41 +37,54 @@ MIN_SHARE = 0.9
 """Of a word's uses inside sentences, the share written with a capital (and the rest lowercase)."""
 MIN_USES = 20
 """Uses with a capital inside sentences, at the least: rarer words are left as they are."""
+MIN_NAME_USES = 5
+"""The same for a hyphenated name with every part capitalised, a rarer shape that says more."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[])")
-_TOKEN = re.compile(r"[^\W\d_][\w'-]*|\d+|\S")
+_TOKEN = re.compile(r"[^\W\d_][\w'–-]*|\d+|\S")  # an en dash joins names too: "Cauchy–Schwarz"
 
 
 def word_case_counts(abstracts: list[str]) -> tuple[Counter[str], Counter[str]]:
     """Per lowercase word, its uses inside sentences written "Bayesian" and written "bayesian"; each
-    part of a hyphenated word counts alone ("Kullback-Leibler")."""
+    part of a hyphenated word counts alone ("Kullback-Leibler"), and a hyphenated name written with
+    every part capitalised counts as a whole too ("johnson-lindenstrauss")."""
     capitalised: Counter[str] = Counter()
     lowercase: Counter[str] = Counter()
     for abstract in abstracts:
         for sentence in _SENTENCE.split(abstract):
             tokens = _TOKEN.findall(sentence)
             for position in range(1, len(tokens)):
-                token, before = tokens[position], tokens[position - 1]
+                token, before = tokens[position].replace("–", "-"), tokens[position - 1]
                 following = tokens[position + 1] if position + 1 < len(tokens) else ""
                 if not token[0].isalpha() or before in (":", ";", "(", "[", '"', "“"):
                     continue  # a fresh start inside the sentence may take a capital
                 if re.fullmatch(r"\d+|[IVX]+|[A-Z]|\.", following):
                     continue  # "Section 3", "Table IV", "Appendix B", "Fig. 2": a reference
-                for part in token.split("-"):
+                parts = token.split("-")
+                for part in parts:
                     if len(part) < 3 or not part.isalpha():
                         continue
                     if part[0].isupper() and part[1:].islower():
                         capitalised[part.lower()] += 1
                     elif part.islower():
                         lowercase[part] += 1
+                if len(parts) > 1 and all(len(part) >= 3 and part.isalpha() for part in parts):
+                    if all(part[0].isupper() and part[1:].islower() for part in parts):
+                        capitalised[token.lower()] += 1
+                    elif token.islower():
+                        lowercase[token] += 1
     return capitalised, lowercase
 
 
 def proper_words(capitalised: Counter[str], lowercase: Counter[str]) -> list[str]:
+    """The words written with a capital (``MIN_SHARE``, ``MIN_USES``), and the hyphenated names
+    written with every part capitalised (``MIN_NAME_USES``): "Johnson-Lindenstrauss", "Good-Turing",
+    whose parts alone are no names ("good") or too rare to tell ("lindenstrauss")."""
     return sorted(
         word
         for word, count in capitalised.items()
-        if count >= MIN_USES and count >= MIN_SHARE * (count + lowercase[word])
+        if count >= (MIN_NAME_USES if "-" in word else MIN_USES)
+        and count >= MIN_SHARE * (count + lowercase[word])
     )
 
 

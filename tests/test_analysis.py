@@ -835,6 +835,10 @@ def test_the_shipped_stray_model_reads_back_and_checks_its_features() -> None:
         ("sequential monte carlo", "sequential Monte Carlo"),
         ("kullback-leibler divergence", "Kullback-Leibler divergence"),
         ("hopfield network", "Hopfield network"),
+        ("johnson-lindenstrauss lemma", "Johnson-Lindenstrauss lemma"),  # a hyphenated name, whole
+        ("good generalization", "good generalization"),  # "Good-Turing" makes no name of "good"
+        ("lipschitz-continuous function", "lipschitz-continuous function"),  # no half-capitalised word
+        ("newton's method", "Newton's method"),
         ("large language model", "large language model"),
         ("LLM", "LLM"),
         ("table", "table"),

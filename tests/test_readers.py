@@ -574,10 +574,15 @@ def test_arxiv_ids_links_and_categories(tmp_path: Path) -> None:
         ),
         ("a.csv", b"title,abstract\nT,caf\xe9\n", r"a\.csv:2: not valid UTF-8"),
         # a field past Python's CSV limit, and abstracts past ours: said as what they likely mean
+        (  # a quote left open runs the rows after it into one field
+            "a.csv",
+            'title,abstract\nT,"Open\n' + "T,word word\n" * 15_000,
+            r"a\.csv:2: .*field runs past .* a quote left open",
+        ),
         (
             "a.csv",
-            "title,abstract\nT," + "word " * 30_000 + "\n",
-            r"a\.csv:2: .*field runs past .* a quote left open",
+            'title,abstract\nT,"Open\n' + "T,word word\n" * 2_000 + 'T,end"\n',
+            r"a\.csv:2: .*limit is 20,000\); is a quote left open",
         ),
         (
             "a.jsonl",

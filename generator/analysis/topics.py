@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
-from generator.analysis.keyphrases.canonical import singular
+from generator.analysis.keyphrases.canonical import as_authors_write, singular
 from generator.analysis.keyphrases.ranker import word_stats
 from generator.analysis.related import PhraseCounts, count_phrases, one_thread, same_word
 from generator.model import Topic
@@ -405,5 +405,5 @@ def as_written(phrases: Sequence[str], texts: Sequence[str]) -> tuple[str, ...]:
                 sum(n for form, n in forms.items() if form[:1].isupper()) >= PROPER_NOUN_SHARE * forms.total()
             )
             words.append(usual[position] if mixed_case or name else word)
-        spelled.append(" ".join(words))
+        spelled.append(as_authors_write(" ".join(words)))  # "Gaussian process", as keywords show it
     return tuple(spelled)

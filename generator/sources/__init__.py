@@ -207,10 +207,13 @@ def _check_lengths(papers: Iterable[Paper], unread: UnreadRecords) -> tuple[list
     warnings = []
     for paper in papers:
         if len(paper.abstract) > MAX_ABSTRACT_CHARACTERS:
-            # only a plain-text file runs two abstracts together, when the blank line between is lost
+            # what runs abstracts together: a lost blank line in plain text, a quote left open in a table
+            reader = READERS.get(paper.source.path.suffix.lower())
             cause = (
                 "is a blank line missing between abstracts, or is this not an abstract file?"
-                if READERS.get(paper.source.path.suffix.lower()) is plaintext.read
+                if reader is plaintext.read
+                else "is a quote left open before it?"
+                if reader is table.read
                 else "is this field not an abstract?"
             )
             unread.note(

@@ -174,13 +174,26 @@ def proper_words() -> frozenset[str]:
 
 def as_authors_write(form: str) -> str:
     """A canonical form with the words authors capitalise capitalised ("bayesian neural network" ->
-    "Bayesian neural network", "kullback-leibler divergence" -> "Kullback-Leibler divergence"); only
-    the display changes: the key (``canonical_key``) is the same."""
+    "Bayesian neural network", "johnson-lindenstrauss lemma" -> "Johnson-Lindenstrauss lemma",
+    "newton's method" -> "Newton's method"); only the display changes: the key (``canonical_key``)
+    is the same."""
     proper = proper_words()
 
-    def word(token: str) -> str:
-        if is_acronym(token):
-            return token
-        return "-".join(part[:1].upper() + part[1:] if part in proper else part for part in token.split("-"))
+    def capital(word: str) -> str:
+        return word[:1].upper() + word[1:]
 
-    return " ".join(word(token) for token in form.split(" "))
+    def named(word: str) -> bool:
+        return re.sub(r"['’]s$", "", word) in proper  # "newton's"
+
+    def joined(word: str) -> str:
+        # a hyphenated name as a whole ("good-turing": "good" alone is no name), else every part a
+        # name or none capitalised: "kullback-leibler", not "Cauchy-schwarz" nor "Lipschitz-continuous"
+        pieces = word.split("-")
+        if named(word) or all(named(piece) for piece in pieces):
+            return "-".join(capital(piece) for piece in pieces)
+        return word
+
+    def token(word: str) -> str:
+        return word if is_acronym(word) else "/".join(joined(side) for side in word.split("/"))
+
+    return " ".join(token(word) for word in form.split(" "))
