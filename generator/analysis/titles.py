@@ -130,8 +130,11 @@ def reads_as_a_sentence(plain: str) -> bool:
             return True  # "LESA outperforms …": a name and its verb
         # a subject in -ics may be singular ("physics", "statistics shows"): not read as a plural
         plural_subject = (
-            plural_noun(subject) and not subject.endswith("ics") and subject not in FUNCTION_WORDS
-        ) and subject not in VERBS
+            plural_noun(subject)
+            and not subject.endswith("ics")
+            and subject not in FUNCTION_WORDS
+            and subject not in VERBS
+        )
         if plural_subject and not finite and after and not title_usage().is_compound(subject, verb):
             return True  # "The swap models give nearly identical errors": a plural and its bare verb
         if after.lower() not in _OBJECT_START:
@@ -254,10 +257,9 @@ def _sentence_before(plain: str, position: int) -> list[str]:
 
 
 # What opens the complement a participle after its noun takes: "risks posed [by …]".
-_COMPLEMENT_OPENERS = frozenset(
-    {"by", "in", "to", "for", "on", "with", "from", "as", "at", "into", "via", "over", "under", "of",
-     "towards", "through", "against", "across", "onto", "upon"}
-)  # fmt: skip
+_COMPLEMENT_OPENERS = (_CONNECTORS - {"and"}) | {
+    "as", "at", "into", "towards", "through", "against", "across", "onto", "upon"
+}  # fmt: skip
 # "between two …", "between pairs of …", "between them": "between" many things is whole without "and"
 _QUANTIFIERS = frozenset({"two", "three", "four", "pairs", "multiple", "several", "many", "all", "them"})
 # A word that asks for a second part: "between X and Y", "both X and Y", "either X or Y".
